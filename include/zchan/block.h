@@ -1,0 +1,128 @@
+/**
+ * @file zchan/block.h
+ * Blocking layer: lets a thread with no executor wait on zchan futures.
+ *
+ * It is a client of the public futures API only: each blocking call runs the matching
+ * future with a waker that unparks the calling thread, the way a block_on would. The
+ * thread parker behind it is public too, so a user can block on futures of their own.
+ *
+ * The parker is a binary permit: wake stores the permit (and wakes a parked thread),
+ * park consumes it, sleeping until it is there. Park first spins briefly (a futex sleep
+ * and wake costs tens of microseconds; a hand-off between two running threads usually
+ * lands within a few hundred nanoseconds), then sleeps on a futex (Linux) or, built
+ * with ZCHAN_PARKER=condvar or on other systems, a pthread mutex and condition variable.
+ *
+ * | call                          | concurrent with                                   |
+ * |-------------------------------|---------------------------------------------------|
+ * | zc_parker_waker's wake        | everything, from any thread                       |
+ * | park, park_timeout            | wake; only one thread parks on one parker         |
+ * | init, destroy                 | nothing                                           |
+ * | zc_*_blocking, zc_*_timeout   | everything (each call uses its own parker)        |
+ */
+#ifndef ZCHAN_BLOCK_H
+#define ZCHAN_BLOCK_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <zchan/export.h>
+#include <zchan/mpmc.h>
+#include <zchan/status.h>
+#include <zchan/waker.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A thread parker. Complete so it can live on the stack or in a task; fields private. */
+typedef struct zc_parker {
+    unsigned int zc__state; /* EMPTY / PARKED / NOTIFIED, accessed atomically */
+    pthread_mutex_t zc__mu; /* used only by the condvar fallback */
+    pthread_cond_t zc__cv;  /* used only by the condvar fallback */
+} zc_parker;
+
+/**
+ * Initialise a parker with no permit.
+ *
+ * @param p  Caller-allocated parker; NULL does nothing.
+ * Thread safety: p must not be in use.
+ */
+ZC_EXPORT void zc_parker_init(zc_parker *p);
+
+/**
+ * A waker whose wake stores the permit and unparks the thread parked on p. A wake
+ * before park is kept; several wakes before one park count as one.
+ *
+ * @param p  An initialised parker; must outlive every wake of the returned waker.
+ * @return {wake, p}; wake is safe from any thread and never blocks.
+ */
+ZC_EXPORT zc_waker zc_parker_waker(zc_parker *p);
+
+/**
+ * Wait until the permit is there, then consume it. Never returns spuriously.
+ *
+ * @param p  An initialised parker; only one thread parks on it at a time.
+ * Progress: spins briefly, then sleeps (futex, or condvar fallback).
+ */
+ZC_EXPORT void zc_parker_park(zc_parker *p);
+
+/**
+ * As zc_parker_park, waiting at most timeout_ns nanoseconds (CLOCK_MONOTONIC).
+ *
+ * @param p           An initialised parker.
+ * @param timeout_ns  Nanoseconds; 0 only checks; UINT64_MAX waits forever.
+ * @return ZC_OK (the permit was consumed); ZC_TIMEDOUT (no permit in time);
+ *         ZC_EINVAL (p NULL).
+ */
+ZC_EXPORT zc_status zc_parker_park_timeout(zc_parker *p, uint64_t timeout_ns);
+
+/**
+ * Release what zc_parker_init set up. No wake of its waker may be running or to come.
+ *
+ * @param p  The parker; NULL does nothing.
+ */
+ZC_EXPORT void zc_parker_destroy(zc_parker *p);
+
+/**
+ * Send one message, parking the calling thread while the channel is full.
+ *
+ * @param tx   Sender handle.
+ * @param msg  elem_size bytes, read until the call returns.
+ * @return ZC_OK; ZC_CLOSED (nothing sent); ZC_ENOMEM (unbounded, could not grow);
+ *         ZC_EINVAL (tx or msg NULL).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_send future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
+
+/**
+ * Receive one message, parking the calling thread while the channel is empty.
+ *
+ * @param rx   Receiver handle.
+ * @param out  elem_size writable bytes; written only on ZC_OK.
+ * @return ZC_OK; ZC_CLOSED (closed and drained); ZC_EINVAL (rx or out NULL).
+ */
+ZC_EXPORT zc_status zc_recv_blocking(zc_receiver *rx, void *out);
+
+/**
+ * As zc_send_blocking, giving up after timeout_ns nanoseconds.
+ *
+ * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
+ * @return as zc_send_blocking, plus ZC_TIMEDOUT (the send was cancelled: nothing was
+ *         sent, the message is still the caller's).
+ */
+ZC_EXPORT zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns);
+
+/**
+ * As zc_recv_blocking, giving up after timeout_ns nanoseconds.
+ *
+ * @return as zc_recv_blocking, plus ZC_TIMEDOUT (cancelled: nothing was taken).
+ */
+ZC_EXPORT zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCHAN_BLOCK_H */

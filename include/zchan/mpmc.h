@@ -1,0 +1,317 @@
+/**
+ * @file zchan/mpmc.h
+ * The MPMC channel: any number of senders and receivers, each message received by
+ * exactly one receiver, in the order the messages were sent.
+ *
+ * Two flavours behind one handle type:
+ * - bounded (zc_bounded): a lock-free ring of exactly cap slots, any cap >= 1, with
+ *   per-slot {lap, index} stamps. Source: D. Vyukov, "Bounded MPMC queue" (1024cores.net),
+ *   as generalised by crossbeam-channel's array flavour (mark bit for close, no
+ *   power-of-two rounding).
+ * - unbounded (zc_unbounded): a list of 31-slot segments that grows as messages arrive
+ *   and frees each segment once its last message has been received. Source:
+ *   crossbeam-channel's list flavour.
+ * Waiting futures sit in intrusive FIFO waiter lists, one per side; with no waiter the
+ * only extra cost of an operation is one atomic load (see src/waitlist.c).
+ *
+ * Which calls may run at the same time on one channel:
+ *
+ * | call                               | concurrent with                               |
+ * |------------------------------------|-----------------------------------------------|
+ * | try_send, send futures             | everything, from any number of threads        |
+ * | try_recv, recv futures             | everything, from any number of threads        |
+ * | clone, close, info                 | everything                                    |
+ * | drop(h)                            | everything except other uses of the same h    |
+ * | poll/cancel of one future          | not with each other (one owner per future)    |
+ */
+#ifndef ZCHAN_MPMC_H
+#define ZCHAN_MPMC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <zchan/export.h>
+#include <zchan/status.h>
+#include <zchan/waker.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A sending handle. Counted: each one a constructor or clone returns is dropped once. */
+typedef struct zc_sender zc_sender;
+/** A receiving handle. Counted: each one a constructor or clone returns is dropped once. */
+typedef struct zc_receiver zc_receiver;
+
+/** How to make a channel. */
+typedef struct zc_config {
+    size_t elem_size; /**< bytes per message, >= 1 */
+    /** Optional: disposes of a message no receiver will take, called once per such
+     *  message when the last receiver is dropped; msg points at elem_size bytes that are
+     *  valid only during the call. NULL: such messages are simply forgotten. */
+    void (*drop_msg)(void *msg, void *ctx);
+    void *drop_ctx; /**< passed to drop_msg, never dereferenced by zchan */
+} zc_config;
+
+/** A snapshot of a channel's state (see zc_sender_info). */
+typedef struct zc_info {
+    size_t len;       /**< messages held now */
+    size_t capacity;  /**< cap in messages; SIZE_MAX for unbounded */
+    size_t senders;   /**< live sender handles */
+    size_t receivers; /**< live receiver handles */
+    bool closed;      /**< no send can succeed any more */
+} zc_info;
+
+/**
+ * Create a bounded channel holding at most cap messages of cfg->elem_size bytes.
+ *
+ * All cap slots are allocated here (cap * round_up(8 + elem_size, 8) bytes plus two
+ * cache lines of indices); sending and receiving never allocate.
+ *
+ * @param cap  Capacity in messages, >= 1; any value, not rounded.
+ * @param cfg  Element size and optional drop_msg; read during the call only.
+ * @param tx   Receives the first sender handle; the caller owns it and drops it once.
+ * @param rx   Receives the first receiver handle; the caller owns it and drops it once.
+ * @return ZC_OK; ZC_EINVAL (cap 0, cfg NULL, elem_size 0, tx or rx NULL, size overflow);
+ *         ZC_ENOMEM (allocation failed). On failure *tx and *rx (where not NULL) are NULL
+ *         and nothing was created.
+ *
+ * Thread safety: any thread.
+ * Source: D. Vyukov's bounded MPMC queue; crossbeam-channel array flavour (stamps
+ *         {lap | mark | index}, close = one fetch_or on tail).
+ */
+ZC_EXPORT zc_status zc_bounded(size_t cap, const zc_config *cfg, zc_sender **tx,
+                               zc_receiver **rx);
+
+/**
+ * Create an unbounded channel of cfg->elem_size-byte messages.
+ *
+ * Memory grows by segments of 31 messages as they are sent and each segment is freed
+ * once its messages are received; a drained channel holds at most two segments (the
+ * current one and one kept spare).
+ *
+ * @param cfg  Element size and optional drop_msg; read during the call only.
+ * @param tx   Receives the first sender handle; owned by the caller.
+ * @param rx   Receives the first receiver handle; owned by the caller.
+ * @return ZC_OK; ZC_EINVAL (cfg, tx or rx NULL, elem_size 0 or too large);
+ *         ZC_ENOMEM. On failure *tx and *rx (where not NULL) are NULL.
+ *
+ * Thread safety: any thread.
+ * Source: crossbeam-channel list flavour (segments freed by their last reader).
+ */
+ZC_EXPORT zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiver **rx);
+
+/**
+ * Make another sender handle for the same channel.
+ *
+ * Allocates nothing: a handle is counted, so cloning cannot run out of memory.
+ *
+ * @param tx  A live sender handle, or NULL.
+ * @return A handle the caller owns and drops once (it may compare equal to tx);
+ *         NULL if tx is NULL.
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_sender *zc_sender_clone(zc_sender *tx);
+
+/**
+ * Give up a sender handle. The last sender's drop closes the channel (waking every
+ * waiting receiver: they drain what is left, then see ZC_CLOSED). When the last handle
+ * of either kind goes, the channel's memory is freed.
+ *
+ * @param tx  A live sender handle, or NULL (then nothing happens). Using it afterwards,
+ *            or dropping it twice, is undefined (caught by an assertion in debug builds).
+ *
+ * Thread safety: any thread, concurrently with every call except other uses of tx.
+ */
+ZC_EXPORT void zc_sender_drop(zc_sender *tx);
+
+/**
+ * Close the channel from the sending side: no send can succeed any more; messages
+ * already in the channel can still be received. Wakes every waiting sender and receiver.
+ *
+ * @param tx  A live sender handle, or NULL.
+ * @return true if this call closed the channel; false if it was already closed or tx
+ *         is NULL.
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT bool zc_sender_close(zc_sender *tx);
+
+/** As zc_sender_clone, for a receiver handle. */
+ZC_EXPORT zc_receiver *zc_receiver_clone(zc_receiver *rx);
+
+/**
+ * Give up a receiver handle. The last receiver's drop closes the channel and, before it
+ * returns, passes every message left in it to drop_msg (once each). Senders still alive
+ * then fail with ZC_CLOSED at once.
+ *
+ * @param rx  A live receiver handle, or NULL (then nothing happens).
+ *
+ * Thread safety: any thread, concurrently with every call except other uses of rx.
+ */
+ZC_EXPORT void zc_receiver_drop(zc_receiver *rx);
+
+/** As zc_sender_close, from a receiver handle (the messages held stay receivable). */
+ZC_EXPORT bool zc_receiver_close(zc_receiver *rx);
+
+/**
+ * Try to send one message without waiting or registering a waker.
+ *
+ * Copies elem_size bytes from msg into the channel. On ZC_OK the bytes belong to the
+ * channel; on any other status they are still the caller's.
+ *
+ * @param tx   Sender handle; not dropped.
+ * @param msg  elem_size bytes; read during the call only.
+ * @return ZC_OK; ZC_FULL (bounded, and cap messages were held at some moment during the
+ *         call); ZC_CLOSED; ZC_EINVAL (tx or msg NULL); ZC_ENOMEM (unbounded, a new
+ *         segment was needed and could not be allocated; the channel is unchanged).
+ *
+ * Thread safety: any number of concurrent senders and receivers.
+ * Progress: never sleeps; if a receiver is stalled between claiming and releasing the
+ *           very slot this send needs, it spins (then yields) until that slot is free.
+ * Ordering: a send happens-before the receive that returns its message.
+ * Wakes: at most one waiting receiver.
+ * Source: D. Vyukov, bounded MPMC queue; crossbeam-channel array and list flavours.
+ */
+ZC_EXPORT zc_status zc_try_send(zc_sender *tx, const void *msg);
+
+/**
+ * Try to receive one message without waiting or registering a waker.
+ *
+ * @param rx   Receiver handle; not dropped.
+ * @param out  elem_size writable bytes; written only on ZC_OK.
+ * @return ZC_OK; ZC_EMPTY (open, and no message from a completed send was waiting at
+ *         some moment during the call); ZC_CLOSED (closed and drained);
+ *         ZC_EINVAL (rx or out NULL).
+ *
+ * Thread safety: any number of concurrent senders and receivers.
+ * Progress: as zc_try_send; waits out a sender stalled on an earlier slot rather than
+ *           report ZC_EMPTY past a completed send.
+ * Wakes: at most one waiting sender (bounded channels).
+ */
+ZC_EXPORT zc_status zc_try_recv(zc_receiver *rx, void *out);
+
+/**
+ * A snapshot of the channel's length, capacity, handle counts and closed flag.
+ *
+ * @param tx   Sender handle.
+ * @param out  Filled on ZC_OK.
+ * @return ZC_OK; ZC_EINVAL (tx or out NULL).
+ *
+ * Thread safety: any thread; each field is read atomically, the whole is not.
+ */
+ZC_EXPORT zc_status zc_sender_info(const zc_sender *tx, zc_info *out);
+
+/** As zc_sender_info, through a receiver handle. */
+ZC_EXPORT zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out);
+
+/* ---- Futures ------------------------------------------------------------------------ */
+
+/** Private: the waiter node embedded in every future. Its fields are the library's. */
+typedef struct zc__waiter {
+    struct zc__waiter *zc__prev;
+    struct zc__waiter *zc__next;
+    zc_waker zc__waker;
+    unsigned int zc__state; /* accessed only through atomics inside the library */
+    unsigned int zc__flags;
+} zc__waiter;
+
+/** A send operation as a poll-style future. Caller-allocated; fields are private. A
+ *  future must not move in memory while it is pending (between a ZC_PENDING poll and
+ *  the poll that completes it, or its cancel). */
+typedef struct zc_send {
+    zc__waiter zc__node;
+    zc_sender *zc__tx;
+    const void *zc__msg;
+    int zc__done; /* 0 while not complete, else the final zc_status + 1 */
+} zc_send;
+
+/** A receive operation (and a stream of them) as a poll-style future. Caller-allocated. */
+typedef struct zc_recv {
+    zc__waiter zc__node;
+    zc_receiver *zc__rx;
+} zc_recv;
+
+/**
+ * Prepare a send future. Does nothing else: the first poll starts the send.
+ *
+ * @param f    The future; NULL does nothing.
+ * @param tx   Sender handle; must stay alive until the future completes or is cancelled.
+ *             NULL makes every poll return ZC_EINVAL.
+ * @param msg  elem_size bytes, borrowed: they must stay valid and unchanged until the
+ *             send completes or is cancelled. NULL makes every poll return ZC_EINVAL.
+ *
+ * Thread safety: the future is the caller's; init it only when it is not pending.
+ */
+ZC_EXPORT void zc_send_init(zc_send *f, zc_sender *tx, const void *msg);
+
+/**
+ * Drive a send: complete it if there is room, else register w and return ZC_PENDING.
+ *
+ * @param f  An initialised send future.
+ * @param w  Waker to call once the send may progress; copied, not kept by pointer.
+ * @return ZC_OK (the message moved into the channel); ZC_CLOSED (nothing sent, the
+ *         message is still the caller's); ZC_PENDING (registered with w, see waker.h);
+ *         ZC_ENOMEM (unbounded channel could not grow; nothing sent; the future may be
+ *         polled again); ZC_EINVAL (f, w, w->wake, the handle or msg NULL). A future that
+ *         returned ZC_OK or ZC_CLOSED returns the same again and sends nothing more.
+ *
+ * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
+ * Wakes: at most one waiting receiver; a wake-up it absorbed and did not use is passed
+ *        on to the next waiting sender.
+ * Source: register-then-recheck (Dekker) against the ring's claiming CAS; wake handshake
+ *         after the Linux futex_q lock_ptr protocol (see src/waitlist.c).
+ */
+ZC_EXPORT zc_status zc_send_poll(zc_send *f, const zc_waker *w);
+
+/**
+ * Cancel a send: deregister it (passing on any wake-up it absorbed) and return it to its
+ * just-initialised state. The message was not sent and is still the caller's. A
+ * never-polled or completed future is left as it is. When cancel returns, the waker is
+ * not running and will not be called (unless cancel is called from inside that wake).
+ *
+ * @param f  The future; NULL does nothing.
+ *
+ * Thread safety: the future's owner; may be called from inside the future's own wake.
+ */
+ZC_EXPORT void zc_send_cancel(zc_send *f);
+
+/**
+ * Prepare a receive future (also a stream: after ZC_OK it may be polled for the next
+ * message).
+ *
+ * @param f   The future; NULL does nothing.
+ * @param rx  Receiver handle; must stay alive while the future is pending. NULL makes
+ *            every poll return ZC_EINVAL.
+ */
+ZC_EXPORT void zc_recv_init(zc_recv *f, zc_receiver *rx);
+
+/**
+ * Drive a receive: take the next message if there is one, else register w.
+ *
+ * @param f    An initialised receive future.
+ * @param w    Waker to call once a message (or close) may be available.
+ * @param out  elem_size writable bytes; written only on ZC_OK.
+ * @return ZC_OK (a message was written to out; the future is ready for the next one);
+ *         ZC_CLOSED (closed and drained: end of stream); ZC_PENDING; ZC_EINVAL (f, w,
+ *         w->wake, the handle or out NULL).
+ *
+ * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
+ * Wakes: at most one waiting sender (bounded); an absorbed, unused wake-up is passed on.
+ */
+ZC_EXPORT zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out);
+
+/**
+ * Cancel a receive: deregister it, passing on any wake-up it absorbed. A cancelled
+ * receive took no message. Returns the future to its just-initialised state.
+ *
+ * @param f  The future; NULL does nothing.
+ */
+ZC_EXPORT void zc_recv_cancel(zc_recv *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCHAN_MPMC_H */

@@ -1,0 +1,55 @@
+/**
+ * @file zchan/waker.h
+ * The waker: how a pending zchan future tells its executor to poll it again.
+ *
+ * A waker is a plain {function, context} pair passed by value to every poll. zchan keeps
+ * no reference count and never stores a waker anywhere but inside the future that was
+ * polled with it. The contract every poll function keeps:
+ *
+ * 1. When a poll returns ZC_PENDING, the future is registered with the waker passed to
+ *    that poll (a later poll replaces the earlier waker). wake(ctx) is then called at
+ *    most once for that registration, on some thread, once the future may make progress.
+ * 2. zchan never calls wake while holding one of its locks, so wake may call any zchan
+ *    function, including polling the same future again.
+ * 3. After a poll returns anything other than ZC_PENDING, or after the future's cancel
+ *    returns, that future's waker is never called again and no call of it is still
+ *    running (other than the one the caller may be inside), so the owner may free the
+ *    task at once. Polling or cancelling a future from inside its own wake is allowed.
+ * 4. No lost wake-ups: if the condition a pending future waits for becomes true, some
+ *    waiter that can use it is woken within the call that made it true (a send, receive,
+ *    close or drop). A woken future that is cancelled instead of polled passes its
+ *    wake-up on to the next waiter of the same kind.
+ * 5. No herd: a message made available wakes at most one waiting receiver, a slot freed
+ *    wakes at most one waiting sender; only close (and the last handle's drop) wakes all.
+ *    Waiters of one kind are woken in the order they registered.
+ *
+ * A poll may also call wake(ctx) itself, on the polling thread, just before returning
+ * ZC_PENDING ("poll me again soon"): it does so when a peer thread is in the middle of
+ * an operation on the very slot this future needs. Executors must accept a wake that
+ * arrives before the poll has returned.
+ */
+#ifndef ZCHAN_WAKER_H
+#define ZCHAN_WAKER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A wake-up callback.
+ *
+ * wake is called from any thread, at most once per registration, and must not block
+ * (push the task on a run queue, write an eventfd, unpark a thread). ctx is the
+ * caller's and must stay valid until the future it was given to completes or is
+ * cancelled. A waker whose wake is NULL is a bad argument (ZC_EINVAL from the poll).
+ */
+typedef struct zc_waker {
+    void (*wake)(void *ctx); /**< called from any thread; must not block */
+    void *ctx;               /**< passed to wake, never dereferenced by zchan */
+} zc_waker;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCHAN_WAKER_H */

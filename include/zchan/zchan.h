@@ -1,0 +1,15 @@
+/**
+ * @file zchan/zchan.h
+ * Umbrella header: the version and every module that was built.
+ */
+#ifndef ZCHAN_ZCHAN_H
+#define ZCHAN_ZCHAN_H
+
+#include <zchan/config.h>
+#include <zchan/status.h>
+#include <zchan/waker.h>
+#include <zchan/mpmc.h>
+#include <zchan/block.h>
+#include <zchan/typed.h>
+
+#endif /* ZCHAN_ZCHAN_H */
