@@ -1,0 +1,43 @@
+# shellcheck shell=bash
+# Sourced by scripts/main.sh and scripts/test.sh (not an entry point of its own).
+
+# zc_need_packages PKG...: install the Debian packages that are missing, quietly.
+# Uses sudo only when not root; prints apt's log only if apt fails. A machine without
+# dpkg (not Debian) is left alone: the build then says what it lacks.
+zc_need_packages() {
+    command -v dpkg-query >/dev/null || return 0
+    local missing=() p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+            || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=() log
+    [ "$(id -u)" = 0 ] || sudo=(sudo)
+    log=$(mktemp)
+    echo "installing ${missing[*]} (apt-get)"
+    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update >"$log" 2>&1 ||
+       ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+            --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+        tail -n 30 "$log"; rm -f "$log"
+        echo "apt-get could not install: ${missing[*]}" >&2
+        return 1
+    fi
+    rm -f "$log"
+}
+
+# zc_build PRESET [TARGET...]: configure and build one CMake preset, quietly; on failure
+# print the end of the log. Logs stay in build/PRESET.log.
+zc_build() {
+    local preset=$1; shift
+    local log=build/$preset.log targets=()
+    [ $# -gt 0 ] && targets=(--target "$@")
+    mkdir -p build
+    if cmake --preset "$preset" >"$log" 2>&1 &&
+       cmake --build --preset "$preset" "${targets[@]}" >>"$log" 2>&1; then
+        return 0
+    fi
+    tail -n 40 "$log"
+    echo "$preset: build failed (whole log: $log)" >&2
+    return 1
+}

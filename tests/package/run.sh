@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The installed-package test: build zchan, install it into a temporary prefix, then build
+# and run tests/package/main.c against that tree four ways: find_package(zchan CONFIG)
+# with zchan::zchan (shared) and zchan::zchan_static, and pkg-config zchan, shared and
+# static. Also checks that the shared library exports only zc_ symbols.
+# Usage: tests/package/run.sh [WORK_DIR]   (default: a temporary directory, removed after)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+if [ $# -gt 0 ]; then work=$1; mkdir -p "$work"; else
+    work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fi
+prefix=$work/prefix
+log=$work/log
+cc=${CC:-cc}
+fail() { echo "package: $*" >&2; exit 1; }
+quiet() { "$@" >"$log" 2>&1 || { tail -n 30 "$log"; fail "failed: $*"; }; }
+
+# Install: a release build of the library alone.
+quiet cmake -S "$src" -B "$work/zchan" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DZCHAN_BUILD_TESTS=OFF -DZCHAN_BUILD_EXAMPLES=OFF \
+    -DZCHAN_BUILD_BENCH=OFF -DZCHAN_WERROR=ON
+quiet cmake --build "$work/zchan"
+quiet cmake --install "$work/zchan"
+pc=$(find "$prefix" -name zchan.pc | head -n 1)
+[ -n "$pc" ] || fail "zchan.pc was not installed"
+libdir=$(dirname "$(dirname "$pc")")
+[ -f "$libdir/libzchan.a" ] || fail "no libzchan.a in $libdir"
+
+# needs_shared EXE: true if EXE loads libzchan.so at run time.
+needs_shared() { readelf -d "$1" | grep -q 'NEEDED.*libzchan\.so'; }
+
+# 1. find_package(zchan CONFIG), both targets.
+quiet cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
+quiet cmake --build "$work/cmake"
+needs_shared "$work/cmake/use_shared" || fail "zchan::zchan did not link the shared library"
+needs_shared "$work/cmake/use_static" && fail "zchan::zchan_static linked the shared library"
+"$work/cmake/use_shared" || fail "find_package, shared: main.c failed"
+"$work/cmake/use_static" || fail "find_package, static: main.c failed"
+
+# 2. pkg-config: shared by default; static by asking the linker for the archive.
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+flags=(-std=c11 -Wall -Wextra -Wpedantic -Werror)
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
+quiet "$cc" "${flags[@]}" "$here/main.c" -o "$work/pc_shared" \
+    $(pkg-config --cflags --libs zchan) -Wl,-rpath,"$(pkg-config --variable=libdir zchan)"
+# shellcheck disable=SC2046
+quiet "$cc" "${flags[@]}" "$here/main.c" -o "$work/pc_static" $(pkg-config --cflags zchan) \
+    -Wl,-Bstatic $(pkg-config --static --libs zchan) -Wl,-Bdynamic
+needs_shared "$work/pc_shared" || fail "pkg-config --libs did not link the shared library"
+needs_shared "$work/pc_static" && fail "pkg-config --static linked the shared library"
+"$work/pc_shared" || fail "pkg-config, shared: main.c failed"
+"$work/pc_static" || fail "pkg-config, static: main.c failed"
+
+# 3. The shared library's exports: the public zc_ API only.
+so=$(find "$libdir" -maxdepth 1 -name 'libzchan.so.*.*' | head -n 1)
+[ -n "$so" ] || fail "no versioned libzchan.so in $libdir"
+stray=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^zc_[a-z]' || true)
+[ -z "$stray" ] || fail "libzchan.so exports more than zc_ symbols: $(tr '\n' ' ' <<<"$stray")"
+[ -n "$(nm -D --defined-only "$so")" ] || fail "libzchan.so exports nothing"
+echo "package: find_package and pkg-config, shared and static: ok; exports: zc_* only"
