@@ -54,15 +54,17 @@ ZC_EXPORT void zc_parker_init(zc_parker *p);
  * before park is kept; several wakes before one park count as one.
  *
  * @param p  An initialised parker; must outlive every wake of the returned waker.
- * @return {wake, p}; wake is safe from any thread and never blocks.
+ * @return {wake, p}; wake is safe from any thread and never blocks. For p NULL,
+ *         {NULL, NULL}: a waker every poll rejects with ZC_EINVAL.
  */
 ZC_EXPORT zc_waker zc_parker_waker(zc_parker *p);
 
 /**
  * Wait until the permit is there, then consume it. Never returns spuriously.
  *
- * @param p  An initialised parker; only one thread parks on it at a time.
- * Progress: spins briefly, then sleeps (futex, or condvar fallback).
+ * @param p  An initialised parker; only one thread parks on it at a time. NULL returns
+ *           at once.
+ * Progress: spins briefly (a few µs), then sleeps (futex, or condvar fallback).
  */
 ZC_EXPORT void zc_parker_park(zc_parker *p);
 
