@@ -2,7 +2,8 @@
 # The installed-package test: build zchan, install it into a temporary prefix, then build
 # and run tests/package/main.c against that tree four ways: find_package(zchan CONFIG)
 # with zchan::zchan (shared) and zchan::zchan_static, and pkg-config zchan, shared and
-# static. Also checks that the shared library exports only zc_ symbols.
+# static. Also builds and runs the README's example, and checks that the shared library
+# exports only zc_ symbols.
 # Usage: tests/package/run.sh [WORK_DIR]   (default: a temporary directory, removed after)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,10 +53,21 @@ needs_shared "$work/pc_static" && fail "pkg-config --static linked the shared li
 "$work/pc_shared" || fail "pkg-config, shared: main.c failed"
 "$work/pc_static" || fail "pkg-config, static: main.c failed"
 
-# 3. The shared library's exports: the public zc_ API only.
+# 3. The README's example, as a user would paste it.
+# shellcheck disable=SC2016 # backquotes, not an expansion
+sed -n '/^```c$/,/^```$/{/^```/d;p}' "$src/README.md" >"$work/readme.c"
+[ -s "$work/readme.c" ] || fail "no C example in README.md"
+# shellcheck disable=SC2046
+quiet "$cc" "${flags[@]}" "$work/readme.c" -o "$work/readme" $(pkg-config --cflags zchan) \
+    -Wl,-Bstatic $(pkg-config --static --libs zchan) -Wl,-Bdynamic
+quiet "$work/readme"
+[ "$(wc -l <"$log")" -eq 100 ] || fail "the README example printed $(wc -l <"$log") lines, not 100"
+
+# 4. The shared library's exports: the public zc_ API only.
 so=$(find "$libdir" -maxdepth 1 -name 'libzchan.so.*.*' | head -n 1)
 [ -n "$so" ] || fail "no versioned libzchan.so in $libdir"
 stray=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^zc_[a-z]' || true)
 [ -z "$stray" ] || fail "libzchan.so exports more than zc_ symbols: $(tr '\n' ' ' <<<"$stray")"
 [ -n "$(nm -D --defined-only "$so")" ] || fail "libzchan.so exports nothing"
-echo "package: find_package and pkg-config, shared and static: ok; exports: zc_* only"
+echo "package: find_package and pkg-config, shared and static, and the README example: ok;"
+echo "package: libzchan.so exports zc_* only"
