@@ -1,0 +1,60 @@
+/*
+ * atomic.h: the small pieces every lock-free file here shares: cache-line padding,
+ * cpu_relax, a spin-then-yield backoff, and atomic access to the plain `unsigned int`
+ * fields that public structs carry (public headers hold no _Atomic so that they also
+ * compile as C++).
+ */
+#ifndef ZCHAN_SRC_ATOMIC_H
+#define ZCHAN_SRC_ATOMIC_H
+
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+
+/* Two 64-byte lines: x86 prefetches lines in adjacent pairs, so 128 bytes keeps the
+ * producer-side and consumer-side hot words from sharing a prefetch pair (crossbeam's
+ * CachePadded makes the same choice on x86-64 and aarch64). */
+#define ZC_CACHE_LINE 128
+#define ZC_CACHE_ALIGNED alignas(ZC_CACHE_LINE)
+
+static inline void zc__cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    atomic_signal_fence(memory_order_seq_cst); /* a compiler barrier at least */
+#endif
+}
+
+/* Exponential backoff: spin 1, 2, 4 ... 64 pauses, then yield the CPU. A peer we wait
+ * for may have been preempted; on 2 cores spinning past a few µs only delays it. */
+typedef struct zc__backoff {
+    unsigned step;
+} zc__backoff;
+
+#define ZC__BACKOFF_SPIN_LIMIT 6u /* 2^6 = 64 pauses */
+#define ZC__BACKOFF_INIT {0}
+
+static inline void zc__backoff_snooze(zc__backoff *b) {
+    if (b->step <= ZC__BACKOFF_SPIN_LIMIT) {
+        for (unsigned i = 0; i < (1u << b->step); i++) zc__cpu_relax();
+        b->step++;
+    } else {
+        sched_yield();
+    }
+}
+
+/* True once snoozing has reached the yield stage: a bounded spin is over. */
+static inline int zc__backoff_spun_out(const zc__backoff *b) {
+    return b->step > ZC__BACKOFF_SPIN_LIMIT;
+}
+
+/* Atomic view of an `unsigned int` field in a public struct. C11 gives _Atomic unsigned
+ * int the size and alignment of unsigned int on every platform zchan supports (checked
+ * here); the field is only ever accessed through this view inside the library. */
+_Static_assert(sizeof(_Atomic unsigned int) == sizeof(unsigned int), "atomic uint size");
+_Static_assert(alignof(_Atomic unsigned int) == alignof(unsigned int), "atomic uint align");
+#define ZC__ATOMIC_UINT(field) ((_Atomic unsigned int *)&(field))
+
+#endif /* ZCHAN_SRC_ATOMIC_H */
