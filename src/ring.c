@@ -1,0 +1,207 @@
+/*
+ * ring.c: bounded MPMC ring with per-slot stamps.
+ *
+ * Source: D. Vyukov, "Bounded MPMC queue" (1024cores.net), generalised as in
+ * crossbeam-channel's array flavour (crossbeam-channel/src/flavors/array.rs): head, tail
+ * and every slot's stamp are {lap | mark | index} words. mark_bit = next_pow2(cap + 1)
+ * sits above every index; one_lap = 2 * mark_bit. Slot i starts with stamp i. A sender at
+ * position t may write the slot when its stamp == t, and publishes stamp t + 1; a
+ * receiver at position h may read it when its stamp == h + 1, and releases it with
+ * stamp h + one_lap (the position the slot has one lap later). Close sets mark_bit in
+ * tail, which makes every later CAS on tail fail and every sender see the mark.
+ *
+ * Full and empty are linearizable (no false ZC_FULL / ZC_EMPTY): when a stamp says
+ * "not yet", the opposite index is read with a seq_cst load to tell "really full/empty"
+ * apart from "a peer is between its claim and its stamp store"; in the latter case we
+ * spin briefly and then report ZC_PENDING so that the caller decides how to wait
+ * (try_* retry with a yield, futures re-poll through a self-wake).
+ *
+ * Ordering map:
+ *   [R1] push: release-store of the published stamp  -> [A2] pop: acquire-load of the stamp
+ *        (a receiver that sees stamp == h + 1 also sees the message bytes)
+ *   [R2] pop: release-store of the released stamp    -> [A1] push: acquire-load of the stamp
+ *        (a sender that sees the slot free also sees the receiver's copy-out finished,
+ *        so it cannot overwrite bytes still being read)
+ *   [S1] push/pop: seq_cst CAS on tail/head, and [S2] the seq_cst loads of the opposite
+ *        index: they take part in the Dekker pairing with the waiter counts
+ *        (see waitlist.c [F1]/[F2]): a waiter that registered before re-checking is
+ *        guaranteed to see a claim that the notifier's waiter-load did not see it for.
+ */
+#include "ring.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Slot = {stamp, message}; the message follows the stamp at this offset. */
+#define SLOT_MSG_OFFSET sizeof(size_t)
+
+static inline _Atomic size_t *slot_stamp(const zc__ring *r, size_t index) {
+    return (_Atomic size_t *)(void *)(r->slots + index * r->stride);
+}
+
+static inline unsigned char *slot_msg(const zc__ring *r, size_t index) {
+    return r->slots + index * r->stride + SLOT_MSG_OFFSET;
+}
+
+/* The position after pos: the next index in this lap, or index 0 of the next lap. */
+static inline size_t next_pos(const zc__ring *r, size_t pos) {
+    size_t index = pos & (r->mark_bit - 1);
+    size_t lap = pos & ~(r->one_lap - 1);
+    return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
+}
+
+zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
+    if (cap == 0 || elem_size == 0) return ZC_EINVAL;
+    /* cap < 2^(bits-2) keeps mark_bit and one_lap representable. */
+    if (cap > SIZE_MAX / 4 || elem_size > SIZE_MAX - SLOT_MSG_OFFSET - 8) return ZC_EINVAL;
+    if (cap > SIZE_MAX / elem_size) return ZC_EINVAL;
+    size_t stride = (SLOT_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
+    if (cap > SIZE_MAX / stride) return ZC_EINVAL;
+
+    size_t mark_bit = 1;
+    while (mark_bit < cap + 1) mark_bit <<= 1;
+
+    unsigned char *slots = malloc(cap * stride);
+    if (!slots) return ZC_ENOMEM;
+    r->cap = cap;
+    r->mark_bit = mark_bit;
+    r->one_lap = mark_bit * 2;
+    r->elem_size = elem_size;
+    r->stride = stride;
+    r->slots = slots;
+    /* Relaxed: the ring is published to other threads through the handle that the
+     * constructor returns (its creator hands it over with a synchronising operation). */
+    for (size_t i = 0; i < cap; i++) atomic_init(slot_stamp(r, i), i);
+    atomic_init(&r->head, 0);
+    atomic_init(&r->tail, 0);
+    return ZC_OK;
+}
+
+void zc__ring_destroy(zc__ring *r) {
+    free(r->slots);
+    r->slots = NULL;
+}
+
+zc_status zc__ring_push(zc__ring *r, const void *msg) {
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    /* Relaxed: only a guess of where to start; the stamp check and the CAS validate it. */
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    for (;;) {
+        if (tail & r->mark_bit) return ZC_CLOSED;
+        size_t index = tail & (r->mark_bit - 1);
+        /* [A1] pairs with [R2]: a free slot's previous message has been copied out. */
+        size_t stamp = atomic_load_explicit(slot_stamp(r, index), memory_order_acquire);
+        if (stamp == tail) {
+            /* [S1] seq_cst: the claim takes part in the waiter-count Dekker pairing. On
+             * failure tail is reloaded (relaxed: the stamp re-validates it). */
+            if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, next_pos(r, tail),
+                                                      memory_order_seq_cst,
+                                                      memory_order_relaxed)) {
+                memcpy(slot_msg(r, index), msg, r->elem_size);
+                /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
+                atomic_store_explicit(slot_stamp(r, index), tail + 1, memory_order_release);
+                return ZC_OK;
+            }
+            zc__cpu_relax();
+        } else if (stamp + r->one_lap == tail + 1) {
+            /* The slot still holds the message of the previous lap. [S2] seq_cst: a
+             * waiting sender's re-check must see a receiver's claim (see map). */
+            size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+            if (head + r->one_lap == tail) return ZC_FULL; /* cap messages held */
+            /* A receiver claimed that message and is still copying it out. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
+            zc__backoff_snooze(&backoff);
+            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        } else {
+            /* Our tail is stale: other senders moved on. Relaxed reload, as above. */
+            zc__cpu_relax();
+            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        }
+    }
+}
+
+zc_status zc__ring_pop(zc__ring *r, void *out) {
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    /* Relaxed: a guess, validated by the stamp and the CAS. */
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    for (;;) {
+        size_t index = head & (r->mark_bit - 1);
+        /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
+        size_t stamp = atomic_load_explicit(slot_stamp(r, index), memory_order_acquire);
+        if (stamp == head + 1) {
+            /* [S1] seq_cst claim (Dekker pairing with the senders' waiter count). */
+            if (atomic_compare_exchange_weak_explicit(&r->head, &head, next_pos(r, head),
+                                                      memory_order_seq_cst,
+                                                      memory_order_relaxed)) {
+                memcpy(out, slot_msg(r, index), r->elem_size);
+                /* [R2] release the slot for the next lap; pairs with [A1]. */
+                atomic_store_explicit(slot_stamp(r, index), head + r->one_lap,
+                                      memory_order_release);
+                return ZC_OK;
+            }
+            zc__cpu_relax();
+        } else if (stamp == head) {
+            /* Nothing published here. [S2] seq_cst: see the map. */
+            size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+            if ((tail & ~r->mark_bit) == head) {
+                return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;
+            }
+            /* A sender claimed this slot and is still writing it. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
+            zc__backoff_snooze(&backoff);
+            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        } else {
+            /* Stale head: other receivers moved on. */
+            zc__cpu_relax();
+            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        }
+    }
+}
+
+bool zc__ring_close(zc__ring *r) {
+    /* seq_cst: close is ordered before the waiter-list sweep that follows it, and any
+     * sender's later CAS on tail fails against the marked value. */
+    size_t old = atomic_fetch_or_explicit(&r->tail, r->mark_bit, memory_order_seq_cst);
+    return (old & r->mark_bit) == 0;
+}
+
+bool zc__ring_is_closed(const zc__ring *r) {
+    /* seq_cst: callers use it for the "closed" half of a re-check (Dekker pairing). */
+    return (atomic_load_explicit(&r->tail, memory_order_seq_cst) & r->mark_bit) != 0;
+}
+
+size_t zc__ring_len(const zc__ring *r) {
+    for (;;) {
+        /* seq_cst loads, tail read twice: a consistent snapshot of both indices. */
+        size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+        size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+        if (atomic_load_explicit(&r->tail, memory_order_seq_cst) != tail) continue;
+        size_t hix = head & (r->mark_bit - 1);
+        size_t tix = tail & (r->mark_bit - 1);
+        if (hix < tix) return tix - hix;
+        if (hix > tix) return r->cap - hix + tix;
+        return (tail & ~r->mark_bit) == head ? 0 : r->cap;
+    }
+}
+
+void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx) {
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    /* The ring is closed: tail is frozen. seq_cst/relaxed: no receiver is left, and the
+     * caller's handle-count RMW (acq_rel) ordered every earlier receive before us. */
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst) & ~r->mark_bit;
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    while (head != tail) {
+        size_t index = head & (r->mark_bit - 1);
+        /* [A2] pairs with [R1]: wait for a sender that claimed before the close. */
+        size_t stamp = atomic_load_explicit(slot_stamp(r, index), memory_order_acquire);
+        if (stamp == head + 1) {
+            if (drop) drop(slot_msg(r, index), ctx);
+            head = next_pos(r, head);
+        } else {
+            zc__backoff_snooze(&backoff);
+        }
+    }
+    /* Release: a later zc__ring_len (info) reads an empty ring. */
+    atomic_store_explicit(&r->head, head, memory_order_release);
+}
