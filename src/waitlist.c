@@ -1,0 +1,172 @@
+/*
+ * waitlist.c: FIFO waiter list with a wake-in-progress handshake.
+ *
+ * Sources: readiness notification with unlink-on-notify as in tokio's Notify and Go's
+ * channel wait queues; the WAKING/WOKEN handshake follows the Linux futex_q protocol
+ * (kernel/futex/waitwake.c: the waker marks a queued waiter done with a release store and
+ * never touches it again; the waiter spins while a wake is in flight).
+ *
+ * Wake-up rules kept here (spec/api.md, waker contract):
+ * - wake() is never called under the lock: the notifier unlinks the node and copies its
+ *   waker under the lock, marks it WAKING, unlocks, calls wake, then stores WOKEN.
+ * - No wake after unregister returns: unregister waits while the node is WAKING.
+ * - Inline re-entry: an executor may poll or cancel a future from inside its own wake.
+ *   The notifier records the node it is waking in a thread-local; an unregister or
+ *   register that finds its node WAKING and that thread-local pointing at it is inside
+ *   its own wake: it takes the node over (WOKEN) and clears the thread-local, telling the
+ *   notifier not to touch the node after wake returns.
+ * - One at a time: notify_all pops and wakes nodes one by one, so a wake that polls
+ *   some other future of the same list finds that node still WAITING.
+ *
+ * Ordering map:
+ *   [F2] register: seq_cst increment of `waiters` (under the lock), before the caller's
+ *        seq_cst re-check of the queue  <->  [F1] notifier: seq_cst RMW on the queue,
+ *        then seq_cst load of `waiters` (zc__waitlist_has_waiters). In the single total
+ *        order of seq_cst operations one of the two sees the other: no lost wake-up.
+ *   [L1] lock acquire (exchange, acquire) <-> [L2] unlock (store, release): the list,
+ *        node links, node states and wakers are guarded by the lock.
+ *   [W1] notifier: release-store of WOKEN after wake returns <-> [W2] owner: acquire
+ *        load seeing WOKEN: the notifier's wake call is over, the owner may free the task.
+ */
+#include "waitlist.h"
+
+static _Thread_local zc__waiter *tl_waking; /* node whose wake this thread is inside */
+
+static inline _Atomic unsigned int *node_state(zc__waiter *n) {
+    return ZC__ATOMIC_UINT(n->zc__state);
+}
+
+static void lock(zc__waitlist *wl) {
+    zc__backoff b = ZC__BACKOFF_INIT;
+    for (;;) {
+        /* [L1] acquire: the previous holder's writes to the list are visible. */
+        if (!atomic_exchange_explicit(&wl->locked, true, memory_order_acquire)) return;
+        /* Relaxed: only waits for the lock to look free (test-and-test-and-set). */
+        while (atomic_load_explicit(&wl->locked, memory_order_relaxed))
+            zc__backoff_snooze(&b);
+    }
+}
+
+static void unlock(zc__waitlist *wl) {
+    /* [L2] release: our list writes are visible to the next holder. */
+    atomic_store_explicit(&wl->locked, false, memory_order_release);
+}
+
+void zc__waitlist_init(zc__waitlist *wl) {
+    atomic_init(&wl->waiters, 0);
+    atomic_init(&wl->locked, false);
+    wl->head = wl->tail = NULL;
+}
+
+static void link_node(zc__waitlist *wl, zc__waiter *n, bool front) {
+    if (front) {
+        n->zc__prev = NULL;
+        n->zc__next = wl->head;
+        if (wl->head) wl->head->zc__prev = n; else wl->tail = n;
+        wl->head = n;
+    } else {
+        n->zc__next = NULL;
+        n->zc__prev = wl->tail;
+        if (wl->tail) wl->tail->zc__next = n; else wl->head = n;
+        wl->tail = n;
+    }
+    /* [F2] seq_cst: see the map. */
+    atomic_fetch_add_explicit(&wl->waiters, 1, memory_order_seq_cst);
+}
+
+static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
+    if (n->zc__prev) n->zc__prev->zc__next = n->zc__next; else wl->head = n->zc__next;
+    if (n->zc__next) n->zc__next->zc__prev = n->zc__prev; else wl->tail = n->zc__prev;
+    n->zc__prev = n->zc__next = NULL;
+    /* Relaxed would do for the count's own sake (we hold the lock), but the hot path
+     * reads it with seq_cst; keep every write seq_cst so the [F1]/[F2] order is total. */
+    atomic_fetch_sub_explicit(&wl->waiters, 1, memory_order_seq_cst);
+}
+
+/* Wait until no wake of n is in flight. Inside n's own wake, take the node over. */
+static void wait_not_waking(zc__waiter *n) {
+    /* [W2] acquire pairs with [W1]. */
+    if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
+    if (tl_waking == n) {
+        /* We are inside n's wake, on the notifier's own stack: tell the notifier to leave
+         * the node alone, and finish its transition ourselves. Relaxed: same thread. */
+        tl_waking = NULL;
+        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
+        return;
+    }
+    zc__backoff b = ZC__BACKOFF_INIT;
+    while (atomic_load_explicit(node_state(n), memory_order_acquire) == ZC__WAKING) /* [W2] */
+        zc__backoff_snooze(&b);
+}
+
+bool zc__waitlist_notify_one(zc__waitlist *wl) {
+    lock(wl);
+    zc__waiter *n = wl->head;
+    if (!n) {
+        unlock(wl);
+        return false;
+    }
+    unlink_node(wl, n);
+    zc_waker w = n->zc__waker;
+    /* Relaxed: under the lock; the owner reads it under the lock or through [W2]. */
+    atomic_store_explicit(node_state(n), ZC__WAKING, memory_order_relaxed);
+    unlock(wl);
+
+    zc__waiter *outer = tl_waking;
+    tl_waking = n;
+    w.wake(w.ctx);
+    if (tl_waking == n) {
+        /* [W1] release: our wake call is over; the owner may free the node now. */
+        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
+    }
+    tl_waking = outer;
+    return true;
+}
+
+void zc__waitlist_notify_all(zc__waitlist *wl) {
+    while (zc__waitlist_notify_one(wl)) {
+    }
+}
+
+void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w) {
+    for (;;) {
+        wait_not_waking(node);
+        lock(wl);
+        /* Relaxed: transitions out of WAITING happen under the lock we hold. */
+        unsigned st = atomic_load_explicit(node_state(node), memory_order_relaxed);
+        if (st == ZC__WAKING) { /* notified between our check and the lock */
+            unlock(wl);
+            continue;
+        }
+        if (st != ZC__WAITING) {
+            atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
+            node->zc__waker = *w;
+            link_node(wl, node, st == ZC__WOKEN); /* [F2] */
+        } else if (node->zc__waker.wake != w->wake || node->zc__waker.ctx != w->ctx) {
+            node->zc__waker = *w; /* a later poll replaces the waker */
+        }
+        unlock(wl);
+        return;
+    }
+}
+
+bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
+    /* Acquire: IDLE is only ever set by the owner (us), so IDLE here is stable; any
+     * other state is examined again under the lock or through [W2]. */
+    unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
+    if (st == ZC__IDLE) return false;
+    if (st == ZC__WAITING) {
+        lock(wl);
+        st = atomic_load_explicit(node_state(node), memory_order_relaxed); /* under lock */
+        if (st == ZC__WAITING) {
+            unlink_node(wl, node);
+            atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
+            unlock(wl);
+            return false;
+        }
+        unlock(wl);
+    }
+    wait_not_waking(node); /* now WOKEN */
+    atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed); /* owner only */
+    return true;
+}

@@ -1,0 +1,63 @@
+/*
+ * waitlist.h: the waiter list: register, notify, cancel, wake-up passing.
+ *
+ * Knows nothing of messages: a list of waiter nodes (zc__waiter, embedded in each
+ * caller-allocated future) in FIFO order, a lock around it, and a count of linked nodes
+ * that the hot path reads with one atomic load. Notification is readiness-based with
+ * unlink-on-notify (Go's sudog queues, tokio's Notify): a notified node is off the list,
+ * so register, notify and cancel are all O(1).
+ *
+ * Node states (zc__waiter.zc__state):
+ *   IDLE     not in any list, no notification held
+ *   WAITING  linked, waiting
+ *   WAKING   unlinked by a notifier whose call of wake() has not returned yet
+ *   WOKEN    notified; the notification is held by the node until its owner acts
+ */
+#ifndef ZCHAN_SRC_WAITLIST_H
+#define ZCHAN_SRC_WAITLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <zchan/mpmc.h>
+#include <zchan/waker.h>
+
+#include "atomic.h"
+
+enum { ZC__IDLE = 0, ZC__WAITING, ZC__WAKING, ZC__WOKEN };
+
+typedef struct zc__waitlist {
+    /* Linked (un-notified) nodes. Read on every successful operation of the other side,
+     * written only under the lock: its own line, so those reads stay shared hits. */
+    ZC_CACHE_ALIGNED _Atomic size_t waiters;
+    ZC_CACHE_ALIGNED atomic_bool locked;
+    zc__waiter *head; /* oldest waiter; guarded by locked */
+    zc__waiter *tail;
+} zc__waitlist;
+
+void zc__waitlist_init(zc__waitlist *wl);
+
+/* [F1] The notifier's half of the Dekker pairing: called after a seq_cst RMW that made
+ * the resource available. Either this load sees a waiter that registered, or that
+ * waiter's re-check (after its [F2]) sees the resource. */
+static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
+    return atomic_load_explicit(&wl->waiters, memory_order_seq_cst) != 0;
+}
+
+/* Wake the oldest waiter, if any (outside the lock). Returns true if one was woken. */
+bool zc__waitlist_notify_one(zc__waitlist *wl);
+
+/* Wake every waiter, one at a time (close). */
+void zc__waitlist_notify_all(zc__waitlist *wl);
+
+/* Make node wait with waker w: link it (at the front if it had been notified and is
+ * waiting again, so that it keeps its turn), or refresh its waker if it is still
+ * linked. The caller must re-check its condition afterwards ([F2]). */
+void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w);
+
+/* Take node out of the list and back to IDLE. Returns true if it held a notification
+ * (the caller may owe it to the next waiter). When it returns, no wake of node's waker is
+ * running or to come (unless called from inside that very wake). */
+bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node);
+
+#endif /* ZCHAN_SRC_WAITLIST_H */
