@@ -1,0 +1,208 @@
+/*
+ * chan.c: channel handles, counts, close, drop_msg, try operations and queries. Glues
+ * a queue (ring.c or segq.c) to two waiter lists (waitlist.c).
+ *
+ * Ordering map:
+ *   [F1] zc__chan_send/recv: the queue's seq_cst claim, then zc__waitlist_has_waiters
+ *        (seq_cst load) of the other side  <->  [F2] in waitlist.c, followed by the
+ *        waiter's re-check in future.c. No lost wake-up (waitlist.c explains).
+ *   [H1] handle-count decrements are acq_rel: the thread that drops the last receiver
+ *        (or the last handle) sees everything the other holders did before their drops,
+ *        so discarding (or freeing) after it is safe.
+ */
+#include "chan.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sender **tx,
+                          zc_receiver **rx) {
+    if (tx) *tx = NULL;
+    if (rx) *rx = NULL;
+    if (!cfg || !tx || !rx || cfg->elem_size == 0 || (bounded && cap == 0)) return ZC_EINVAL;
+
+    size_t size = (sizeof(zc__chan) + ZC_CACHE_LINE - 1) & ~(size_t)(ZC_CACHE_LINE - 1);
+    zc__chan *ch = aligned_alloc(ZC_CACHE_LINE, size);
+    if (!ch) return ZC_ENOMEM;
+    memset(ch, 0, sizeof *ch);
+    zc_status s = bounded ? zc__ring_init(&ch->q.ring, cap, cfg->elem_size)
+                          : zc__segq_init(&ch->q.segq, cfg->elem_size);
+    if (s != ZC_OK) {
+        free(ch);
+        return s;
+    }
+    zc__waitlist_init(&ch->recv_waiters);
+    zc__waitlist_init(&ch->send_waiters);
+    atomic_init(&ch->senders, 1);
+    atomic_init(&ch->receivers, 1);
+    atomic_init(&ch->handles, 2);
+    ch->bounded = bounded;
+    ch->elem_size = cfg->elem_size;
+    ch->drop_msg = cfg->drop_msg;
+    ch->drop_ctx = cfg->drop_ctx;
+    ch->tx.ch = ch;
+    ch->rx.ch = ch;
+    *tx = &ch->tx;
+    *rx = &ch->rx;
+    return ZC_OK;
+}
+
+zc_status zc_bounded(size_t cap, const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
+    return chan_new(cap, true, cfg, tx, rx);
+}
+
+zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
+    return chan_new(0, false, cfg, tx, rx);
+}
+
+static bool chan_is_closed(zc__chan *ch) {
+    return ch->bounded ? zc__ring_is_closed(&ch->q.ring) : zc__segq_is_closed(&ch->q.segq);
+}
+
+static size_t chan_len(zc__chan *ch) {
+    return ch->bounded ? zc__ring_len(&ch->q.ring) : zc__segq_len(&ch->q.segq);
+}
+
+static bool chan_close(zc__chan *ch) {
+    bool closed = ch->bounded ? zc__ring_close(&ch->q.ring) : zc__segq_close(&ch->q.segq);
+    if (closed) {
+        /* Close wakes everyone: waiters re-check and see the mark (the seq_cst fetch_or
+         * in *_close happens before our lock of each list, so any waiter linked after
+         * the sweep sees the mark on its re-check). */
+        zc__waitlist_notify_all(&ch->recv_waiters);
+        zc__waitlist_notify_all(&ch->send_waiters);
+    }
+    return closed;
+}
+
+static void chan_release_handle(zc__chan *ch) {
+    /* [H1] acq_rel: the last handle's owner frees after everyone else is done. */
+    if (atomic_fetch_sub_explicit(&ch->handles, 1, memory_order_acq_rel) != 1) return;
+    if (ch->bounded)
+        zc__ring_destroy(&ch->q.ring);
+    else
+        zc__segq_destroy(&ch->q.segq);
+    free(ch);
+}
+
+zc_sender *zc_sender_clone(zc_sender *tx) {
+    if (!tx) return NULL;
+    /* Relaxed: the caller holds a live handle, so the counts cannot reach zero now
+     * (as for a reference count increment); the drop's acq_rel orders the rest. */
+    size_t prev = atomic_fetch_add_explicit(&tx->ch->senders, 1, memory_order_relaxed);
+    assert(prev > 0 && "zc_sender_clone on a dropped sender");
+    (void)prev;
+    atomic_fetch_add_explicit(&tx->ch->handles, 1, memory_order_relaxed);
+    return tx;
+}
+
+zc_receiver *zc_receiver_clone(zc_receiver *rx) {
+    if (!rx) return NULL;
+    /* Relaxed: as in zc_sender_clone. */
+    size_t prev = atomic_fetch_add_explicit(&rx->ch->receivers, 1, memory_order_relaxed);
+    assert(prev > 0 && "zc_receiver_clone on a dropped receiver");
+    (void)prev;
+    atomic_fetch_add_explicit(&rx->ch->handles, 1, memory_order_relaxed);
+    return rx;
+}
+
+void zc_sender_drop(zc_sender *tx) {
+    if (!tx) return;
+    zc__chan *ch = tx->ch;
+    /* [H1] acq_rel. */
+    size_t prev = atomic_fetch_sub_explicit(&ch->senders, 1, memory_order_acq_rel);
+    assert(prev > 0 && "zc_sender_drop: handle dropped twice");
+    if (prev == 1) chan_close(ch);
+    chan_release_handle(ch);
+}
+
+void zc_receiver_drop(zc_receiver *rx) {
+    if (!rx) return;
+    zc__chan *ch = rx->ch;
+    /* [H1] acq_rel: every other receiver's last receive happens before the discard. */
+    size_t prev = atomic_fetch_sub_explicit(&ch->receivers, 1, memory_order_acq_rel);
+    assert(prev > 0 && "zc_receiver_drop: handle dropped twice");
+    if (prev == 1) {
+        chan_close(ch);
+        /* No receiver left: what is held will never be received. Dispose of it now. */
+        if (ch->bounded)
+            zc__ring_discard(&ch->q.ring, ch->drop_msg, ch->drop_ctx);
+        else
+            zc__segq_discard(&ch->q.segq, ch->drop_msg, ch->drop_ctx);
+    }
+    chan_release_handle(ch);
+}
+
+bool zc_sender_close(zc_sender *tx) { return tx ? chan_close(tx->ch) : false; }
+
+bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false; }
+
+zc_status zc__chan_send(zc__chan *ch, const void *msg) {
+    zc_status s = ch->bounded ? zc__ring_push(&ch->q.ring, msg) : zc__segq_push(&ch->q.segq, msg);
+    /* [F1]: the claim above was a seq_cst RMW; now look for a waiting receiver. */
+    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->recv_waiters))
+        zc__waitlist_notify_one(&ch->recv_waiters);
+    return s;
+}
+
+zc_status zc__chan_recv(zc__chan *ch, void *out) {
+    if (!ch->bounded) return zc__segq_pop(&ch->q.segq, out); /* no sender ever waits */
+    zc_status s = zc__ring_pop(&ch->q.ring, out);
+    /* [F1]: a slot was freed by a seq_cst claim; look for a waiting sender. */
+    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->send_waiters))
+        zc__waitlist_notify_one(&ch->send_waiters);
+    return s;
+}
+
+bool zc__chan_recv_ready(zc__chan *ch) { return chan_len(ch) > 0 || chan_is_closed(ch); }
+
+bool zc__chan_send_ready(zc__chan *ch) {
+    return !ch->bounded || chan_len(ch) < ch->q.ring.cap || chan_is_closed(ch);
+}
+
+zc_status zc_try_send(zc_sender *tx, const void *msg) {
+    if (!tx || !msg) return ZC_EINVAL;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    for (;;) {
+        zc_status s = zc__chan_send(tx->ch, msg);
+        /* ZC_PENDING: a receiver is mid-release on our slot; the answer is not known
+         * yet (reporting ZC_FULL would be false), so wait for it to finish. */
+        if (s != ZC_PENDING) return s;
+        zc__backoff_snooze(&backoff);
+    }
+}
+
+zc_status zc_try_recv(zc_receiver *rx, void *out) {
+    if (!rx || !out) return ZC_EINVAL;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    for (;;) {
+        zc_status s = zc__chan_recv(rx->ch, out);
+        /* ZC_PENDING: a sender is mid-write on the next slot; a later slot may hold a
+         * completed send, so ZC_EMPTY would be false. Wait for it. */
+        if (s != ZC_PENDING) return s;
+        zc__backoff_snooze(&backoff);
+    }
+}
+
+static void chan_info(zc__chan *ch, zc_info *out) {
+    out->len = chan_len(ch);
+    out->capacity = ch->bounded ? ch->q.ring.cap : SIZE_MAX;
+    /* Relaxed: a snapshot; each count is read atomically. */
+    out->senders = atomic_load_explicit(&ch->senders, memory_order_relaxed);
+    out->receivers = atomic_load_explicit(&ch->receivers, memory_order_relaxed);
+    out->closed = chan_is_closed(ch);
+}
+
+zc_status zc_sender_info(const zc_sender *tx, zc_info *out) {
+    if (!tx || !out) return ZC_EINVAL;
+    chan_info(tx->ch, out);
+    return ZC_OK;
+}
+
+zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out) {
+    if (!rx || !out) return ZC_EINVAL;
+    chan_info(rx->ch, out);
+    return ZC_OK;
+}

@@ -1,0 +1,64 @@
+/*
+ * chan.h: the channel object behind zc_sender / zc_receiver handles, shared by
+ * chan.c (handles, counts, close, drop_msg, try ops) and future.c (futures).
+ *
+ * A channel is one allocation: the queue (ring or segmented), one waiter list per side,
+ * the handle counts, and the two handle structs that zc_sender* / zc_receiver* point at
+ * (handles are counted, so cloning allocates nothing and cannot fail).
+ */
+#ifndef ZCHAN_SRC_CHAN_H
+#define ZCHAN_SRC_CHAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <zchan/mpmc.h>
+
+#include "atomic.h"
+#include "ring.h"
+#include "segq.h"
+#include "waitlist.h"
+
+typedef struct zc__chan zc__chan;
+
+struct zc_sender {
+    zc__chan *ch;
+};
+struct zc_receiver {
+    zc__chan *ch;
+};
+
+struct zc__chan {
+    union {
+        zc__ring ring;  /* bounded */
+        zc__segq segq;  /* unbounded */
+    } q;
+    zc__waitlist recv_waiters; /* receivers waiting for a message or close */
+    zc__waitlist send_waiters; /* senders waiting for a free slot or close (bounded) */
+    /* Handle counts, touched by clone/drop only. */
+    ZC_CACHE_ALIGNED _Atomic size_t senders;
+    _Atomic size_t receivers;
+    _Atomic size_t handles; /* senders + receivers: the last one frees the channel */
+    bool bounded;
+    size_t elem_size;
+    void (*drop_msg)(void *msg, void *ctx);
+    void *drop_ctx;
+    struct zc_sender tx;
+    struct zc_receiver rx;
+};
+
+/* One send attempt, waking a receiver on success: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM,
+ * or ZC_PENDING (a receiver is mid-release on the slot we need; try again soon). */
+zc_status zc__chan_send(zc__chan *ch, const void *msg);
+
+/* One receive attempt, waking a sender on success: ZC_OK, ZC_EMPTY, ZC_CLOSED, or
+ * ZC_PENDING (a sender is mid-write on the next slot). */
+zc_status zc__chan_recv(zc__chan *ch, void *out);
+
+/* Whether a waiting receiver / sender could make progress now (for passing on an
+ * absorbed wake-up): a message is held or the channel is closed / a slot is free or
+ * the channel is closed. */
+bool zc__chan_recv_ready(zc__chan *ch);
+bool zc__chan_send_ready(zc__chan *ch);
+
+#endif /* ZCHAN_SRC_CHAN_H */

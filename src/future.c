@@ -1,0 +1,97 @@
+/*
+ * future.c: send and receive futures: one queue attempt, and if it must wait,
+ * register-then-recheck on the waiter list (waitlist.c), all in caller memory.
+ *
+ * Poll, for a receive (a send mirrors it with ZC_FULL for ZC_EMPTY):
+ *   1. try the queue (zc__chan_recv); on success or close, take the node off the list;
+ *      if it held a wake-up and more is available, pass the wake-up on; return.
+ *   2. empty: register the node ([F2] in waitlist.c), then try the queue once more
+ *      (the re-check that pairs with the notifier's [F1]); still empty -> ZC_PENDING.
+ *   3. ZC_PENDING from the queue (a peer is between claiming and publishing the very
+ *      slot we need): take the node off, call our own waker and return ZC_PENDING,
+ *      so the executor re-polls soon instead of sleeping on a wake-up that the stalled
+ *      peer cannot be relied on to send.
+ * Source: register-then-recheck (Dekker) as in tokio's Notify and crossbeam's
+ * SyncWaker, with tachyonix/async-event's rule that a waiter which succeeds after being
+ * notified passes the notification on.
+ */
+#include <string.h>
+
+#include "chan.h"
+
+void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
+    if (!f) return;
+    memset(f, 0, sizeof *f);
+    f->zc__tx = tx;
+    f->zc__msg = msg;
+}
+
+void zc_recv_init(zc_recv *f, zc_receiver *rx) {
+    if (!f) return;
+    memset(f, 0, sizeof *f);
+    f->zc__rx = rx;
+}
+
+/* Take node off wl; if it held a wake-up and a peer of its kind could use one now,
+ * pass it on (waker rule 4). */
+static void finish(zc__waitlist *wl, zc__waiter *node, bool (*ready)(zc__chan *), zc__chan *ch) {
+    if (zc__waitlist_unregister(wl, node) && ready(ch)) zc__waitlist_notify_one(wl);
+}
+
+zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
+    if (!f || !w || !w->wake || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
+    if (f->zc__done) return (zc_status)(f->zc__done - 1);
+    zc__chan *ch = f->zc__tx->ch;
+    bool registered = false;
+    for (;;) {
+        zc_status s = zc__chan_send(ch, f->zc__msg);
+        if (s == ZC_FULL) {
+            if (registered) return ZC_PENDING;
+            zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
+            registered = true; /* and re-check */
+            continue;
+        }
+        if (s == ZC_PENDING) {
+            zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
+            w->wake(w->ctx); /* a receiver is mid-release: poll again soon */
+            return ZC_PENDING;
+        }
+        finish(&ch->send_waiters, &f->zc__node, zc__chan_send_ready, ch);
+        if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+        return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
+    }
+}
+
+void zc_send_cancel(zc_send *f) {
+    if (!f || !f->zc__tx || f->zc__done) return;
+    zc__chan *ch = f->zc__tx->ch;
+    finish(&ch->send_waiters, &f->zc__node, zc__chan_send_ready, ch);
+}
+
+zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
+    if (!f || !w || !w->wake || !out || !f->zc__rx) return ZC_EINVAL;
+    zc__chan *ch = f->zc__rx->ch;
+    bool registered = false;
+    for (;;) {
+        zc_status s = zc__chan_recv(ch, out);
+        if (s == ZC_EMPTY) {
+            if (registered) return ZC_PENDING;
+            zc__waitlist_register(&ch->recv_waiters, &f->zc__node, w);
+            registered = true; /* and re-check */
+            continue;
+        }
+        if (s == ZC_PENDING) {
+            zc__waitlist_unregister(&ch->recv_waiters, &f->zc__node);
+            w->wake(w->ctx); /* a sender is mid-write: poll again soon */
+            return ZC_PENDING;
+        }
+        finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+        return s; /* ZC_OK, ZC_CLOSED */
+    }
+}
+
+void zc_recv_cancel(zc_recv *f) {
+    if (!f || !f->zc__rx) return;
+    zc__chan *ch = f->zc__rx->ch;
+    finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+}
