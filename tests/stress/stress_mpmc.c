@@ -1,0 +1,410 @@
+/*
+ * stress_mpmc: P producer threads and C consumer threads on one channel; checks that
+ * every message is received exactly once, that each consumer sees each producer's
+ * messages in the order they were sent, and that the counts add up.
+ *
+ * Each operation is one of three kinds, chosen by --mode (mixed: at random for every
+ * operation):
+ *   blocking  zc_send_blocking / zc_recv_blocking;
+ *   futures   zc_send / zc_recv futures driven by a zc_parker; with probability
+ *             --cancel a pending future is cancelled, either at once or after its wake
+ *             (before it is polled again), and the operation starts over: a cancelled
+ *             send still owns its message, a cancelled receive took nothing;
+ *   try       zc_try_send / zc_try_recv, yielding the CPU between attempts.
+ * Producers drop their senders when done, so the last one closes the channel; consumers
+ * run until ZC_CLOSED, which must come only after every sender is gone and the channel
+ * is drained.
+ *
+ * ZCHAN_STRESS_SCALE multiplies --messages (soak runs). A watchdog turns a hang into a
+ * failure: no message sent or received for --stall seconds prints every thread's state
+ * and aborts. Exit status: 0 all properties held, 1 one broke (the output says which),
+ * 2 bad usage, SIGABRT a hang.
+ */
+#define _GNU_SOURCE /* getopt_long */
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zchan/block.h>
+#include <zchan/mpmc.h>
+
+#include "stress_util.h"
+
+typedef enum op_kind { OP_BLOCKING, OP_FUTURES, OP_TRY, OP_MIXED } op_kind;
+static const char *const kind_names[] = {"blocking", "futures", "try", "mixed"};
+
+typedef struct options {
+    uint32_t producers, consumers, messages;
+    size_t cap; /* 0: unbounded */
+    op_kind mode;
+    double cancel;
+    uint64_t seed;
+    unsigned stall_s;
+} options;
+
+typedef struct run run;
+
+/* One producer or consumer thread, on cache lines of its own so that the counters the
+ * watchdog reads do not make neighbouring threads share a line. */
+typedef struct worker {
+    _Alignas(64) run *run;
+    unsigned id;
+    bool producer;
+    zc_sender *tx;
+    zc_receiver *rx;
+    zc_recv recv; /* consumers: the receive stream of the futures kind */
+    zc_parker parker;
+    uint64_t rng;
+    /* relaxed: progress and state for the watchdog, which only prints them */
+    _Atomic uint64_t done;           /* messages sent or received */
+    _Atomic uint64_t cancels;        /* futures cancelled */
+    _Atomic(const char *) doing;     /* what the thread is in now */
+    pthread_t thread;
+} worker;
+
+struct run {
+    options opt;
+    stress_ledger ledger;
+    stress_gate gate;
+    worker *workers; /* producers first, then consumers */
+    zc_receiver *rx; /* the main thread's own receiver: info and the final drain */
+    /* [S1] Each producer adds 1 (release) before it drops its sender; a consumer that
+     * sees ZC_CLOSED reads it (acquire): anything below P means the channel reported
+     * closed before the last sender was dropped. */
+    atomic_uint senders_done;
+};
+
+static void set_doing(worker *w, const char *what) {
+    atomic_store_explicit(&w->doing, what, memory_order_relaxed);
+}
+
+static op_kind pick(worker *w) {
+    op_kind mode = w->run->opt.mode;
+    return mode == OP_MIXED ? (op_kind)(stress_rng_next(&w->rng) % 3) : mode;
+}
+
+static bool cancel_now(worker *w) {
+    if (!stress_rng_chance(&w->rng, w->run->opt.cancel)) return false;
+    atomic_fetch_add_explicit(&w->cancels, 1, memory_order_relaxed);
+    return true;
+}
+
+/* A send future driven by the worker's parker, with random cancels (the message stays
+ * ours: poll again, which starts the send over). */
+static zc_status send_future(worker *w, const stress_msg *m) {
+    zc_waker wk = zc_parker_waker(&w->parker);
+    zc_send f;
+    zc_send_init(&f, w->tx, m);
+    for (;;) {
+        set_doing(w, "zc_send_poll");
+        zc_status st = zc_send_poll(&f, &wk);
+        if (st != ZC_PENDING) return st;
+        if (cancel_now(w)) {
+            set_doing(w, "zc_send_cancel while registered");
+            zc_send_cancel(&f);
+            continue;
+        }
+        set_doing(w, "parked on a pending send");
+        zc_parker_park(&w->parker);
+        if (cancel_now(w)) {
+            set_doing(w, "zc_send_cancel after its wake");
+            zc_send_cancel(&f);
+        }
+    }
+}
+
+/* As send_future, for the consumer's receive stream (a cancelled receive took nothing). */
+static zc_status recv_future(worker *w, stress_msg *out) {
+    zc_waker wk = zc_parker_waker(&w->parker);
+    for (;;) {
+        set_doing(w, "zc_recv_poll");
+        zc_status st = zc_recv_poll(&w->recv, &wk, out);
+        if (st != ZC_PENDING) return st;
+        if (cancel_now(w)) {
+            set_doing(w, "zc_recv_cancel while registered");
+            zc_recv_cancel(&w->recv);
+            continue;
+        }
+        set_doing(w, "parked on a pending receive");
+        zc_parker_park(&w->parker);
+        if (cancel_now(w)) {
+            set_doing(w, "zc_recv_cancel after its wake");
+            zc_recv_cancel(&w->recv);
+        }
+    }
+}
+
+static zc_status send_one(worker *w, const stress_msg *m) {
+    zc_status st;
+    switch (pick(w)) {
+    case OP_BLOCKING:
+        set_doing(w, "zc_send_blocking");
+        return zc_send_blocking(w->tx, m);
+    case OP_FUTURES:
+        return send_future(w, m);
+    default:
+        set_doing(w, "zc_try_send loop");
+        while ((st = zc_try_send(w->tx, m)) == ZC_FULL) sched_yield();
+        return st;
+    }
+}
+
+static zc_status recv_one(worker *w, stress_msg *out) {
+    zc_status st;
+    switch (pick(w)) {
+    case OP_BLOCKING:
+        set_doing(w, "zc_recv_blocking");
+        return zc_recv_blocking(w->rx, out);
+    case OP_FUTURES:
+        return recv_future(w, out);
+    default:
+        set_doing(w, "zc_try_recv loop");
+        while ((st = zc_try_recv(w->rx, out)) == ZC_EMPTY) sched_yield();
+        return st;
+    }
+}
+
+static void *producer_main(void *arg) {
+    worker *w = arg;
+    run *r = w->run;
+    stress_gate_wait(&r->gate);
+    for (uint32_t seq = 0; seq < r->opt.messages; seq++) {
+        stress_msg m = stress_msg_make(w->id, seq);
+        zc_status st = send_one(w, &m);
+        if (st != ZC_OK) {
+            stress_ledger_fail(&r->ledger, "send: producer %u got %s for seq %" PRIu32,
+                               w->id, zc_status_str(st), seq);
+            break;
+        }
+        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+    }
+    set_doing(w, "zc_sender_drop");
+    /* [S1] release: pairs with the acquire in consumer_main */
+    atomic_fetch_add_explicit(&r->senders_done, 1, memory_order_release);
+    zc_sender_drop(w->tx);
+    set_doing(w, "done");
+    return NULL;
+}
+
+static void *consumer_main(void *arg) {
+    worker *w = arg;
+    run *r = w->run;
+    uint32_t *next_min = stress_order_new(&r->ledger);
+    stress_msg m;
+    zc_status st;
+    stress_gate_wait(&r->gate);
+    while ((st = recv_one(w, &m)) == ZC_OK) {
+        stress_ledger_take(&r->ledger, next_min, &m, "consumer", w->id);
+        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+    }
+    if (st != ZC_CLOSED) {
+        stress_ledger_fail(&r->ledger, "recv: consumer %u got %s", w->id, zc_status_str(st));
+    } else {
+        /* [S1] acquire: pairs with the release in producer_main */
+        unsigned gone = atomic_load_explicit(&r->senders_done, memory_order_acquire);
+        if (gone != r->opt.producers)
+            stress_ledger_fail(&r->ledger,
+                               "close: consumer %u got ZC_CLOSED with %u of %" PRIu32
+                               " senders still alive",
+                               w->id, r->opt.producers - gone, r->opt.producers);
+        st = zc_try_recv(w->rx, &m);
+        if (st != ZC_CLOSED)
+            stress_ledger_fail(&r->ledger,
+                               "close: consumer %u got %s from zc_try_recv after ZC_CLOSED",
+                               w->id, zc_status_str(st));
+    }
+    set_doing(w, "done");
+    free(next_min);
+    return NULL;
+}
+
+static uint64_t progress(void *ctx) {
+    run *r = ctx;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < r->opt.producers + r->opt.consumers; i++)
+        sum += atomic_load_explicit(&r->workers[i].done, memory_order_relaxed);
+    return sum;
+}
+
+static void dump(void *ctx) {
+    run *r = ctx;
+    const options *o = &r->opt;
+    fprintf(stderr, "run: P=%" PRIu32 " C=%" PRIu32 " messages=%" PRIu32
+                    " cap=%zu mode=%s cancel=%g seed=%" PRIu64 "\n",
+            o->producers, o->consumers, o->messages, o->cap, kind_names[o->mode], o->cancel,
+            o->seed);
+    zc_info info;
+    if (zc_receiver_info(r->rx, &info) == ZC_OK)
+        fprintf(stderr, "channel: len=%zu senders=%zu receivers=%zu closed=%d\n", info.len,
+                info.senders, info.receivers, info.closed);
+    for (uint32_t i = 0; i < o->producers + o->consumers; i++) {
+        worker *w = &r->workers[i];
+        fprintf(stderr, "  %s %u: %" PRIu64 " done, %" PRIu64 " cancels, in %s\n",
+                w->producer ? "producer" : "consumer", w->id,
+                atomic_load_explicit(&w->done, memory_order_relaxed),
+                atomic_load_explicit(&w->cancels, memory_order_relaxed),
+                atomic_load_explicit(&w->doing, memory_order_relaxed));
+    }
+}
+
+static void usage(const char *argv0) {
+    fprintf(stderr,
+            "usage: %s [options]\n"
+            "  -p, --producers N   producer threads (default 4)\n"
+            "  -c, --consumers N   consumer threads (default 4)\n"
+            "  -n, --messages N    messages per producer (default 10000; times\n"
+            "                      ZCHAN_STRESS_SCALE)\n"
+            "  -k, --cap N         capacity; 0 = unbounded (default 16)\n"
+            "  -m, --mode M        blocking | futures | try | mixed (default mixed)\n"
+            "  -x, --cancel P      probability of cancelling a pending future (default 0.1)\n"
+            "  -s, --seed N        seed of the random choices (default 1)\n"
+            "  -w, --stall S       seconds without progress that count as a hang (default 20)\n",
+            argv0);
+    exit(2);
+}
+
+static unsigned long long parse_num(const char *s, unsigned long long max, const char *argv0) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*s == '\0' || *s == '-' || *end != '\0' || v > max) usage(argv0);
+    return v;
+}
+
+static options parse(int argc, char **argv) {
+    options o = {.producers = 4, .consumers = 4, .messages = 10000, .cap = 16,
+                 .mode = OP_MIXED, .cancel = 0.1, .seed = 1, .stall_s = 20};
+    static const struct option longs[] = {
+        {"producers", required_argument, NULL, 'p'}, {"consumers", required_argument, NULL, 'c'},
+        {"messages", required_argument, NULL, 'n'},  {"cap", required_argument, NULL, 'k'},
+        {"mode", required_argument, NULL, 'm'},      {"cancel", required_argument, NULL, 'x'},
+        {"seed", required_argument, NULL, 's'},      {"stall", required_argument, NULL, 'w'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "p:c:n:k:m:x:s:w:", longs, NULL)) != -1) {
+        switch (c) {
+        case 'p': o.producers = (uint32_t)parse_num(optarg, 4096, argv[0]); break;
+        case 'c': o.consumers = (uint32_t)parse_num(optarg, 4096, argv[0]); break;
+        case 'n': o.messages = (uint32_t)parse_num(optarg, UINT32_MAX, argv[0]); break;
+        case 'k': o.cap = (size_t)parse_num(optarg, SIZE_MAX, argv[0]); break;
+        case 'w': o.stall_s = (unsigned)parse_num(optarg, 86400, argv[0]); break;
+        case 's': o.seed = parse_num(optarg, UINT64_MAX, argv[0]); break;
+        case 'x': {
+            char *end;
+            o.cancel = strtod(optarg, &end);
+            if (*end != '\0' || !(o.cancel >= 0 && o.cancel <= 1)) usage(argv[0]);
+            break;
+        }
+        case 'm': {
+            int k = 0;
+            while (k <= OP_MIXED && strcmp(optarg, kind_names[k]) != 0) k++;
+            if (k > OP_MIXED) usage(argv[0]);
+            o.mode = (op_kind)k;
+            break;
+        }
+        default: usage(argv[0]);
+        }
+    }
+    if (optind != argc || o.producers == 0 || o.consumers == 0 || o.stall_s == 0)
+        usage(argv[0]);
+    uint64_t scaled = (uint64_t)o.messages * stress_scale();
+    if (scaled > UINT32_MAX) {
+        fprintf(stderr, "stress: messages x ZCHAN_STRESS_SCALE exceeds 2^32-1\n");
+        exit(2);
+    }
+    o.messages = (uint32_t)scaled;
+    return o;
+}
+
+int main(int argc, char **argv) {
+    static run r; /* static: the watchdog may read it until it is stopped */
+    r.opt = parse(argc, argv);
+    const options *o = &r.opt;
+    uint32_t threads = o->producers + o->consumers;
+    printf("stress_mpmc: P=%" PRIu32 " C=%" PRIu32 " messages=%" PRIu32
+           " cap=%zu mode=%s cancel=%g seed=%" PRIu64 "\n",
+           o->producers, o->consumers, o->messages, o->cap, kind_names[o->mode], o->cancel,
+           o->seed);
+    fflush(stdout);
+
+    zc_config cfg = {.elem_size = sizeof(stress_msg)};
+    zc_sender *tx;
+    zc_status st = o->cap ? zc_bounded(o->cap, &cfg, &tx, &r.rx) : zc_unbounded(&cfg, &tx, &r.rx);
+    if (st != ZC_OK) {
+        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
+        return 1;
+    }
+    stress_ledger_init(&r.ledger, o->producers, o->messages);
+    stress_gate_init(&r.gate);
+    atomic_init(&r.senders_done, 0);
+    /* aligned_alloc: each worker starts a cache line of its own (see worker) */
+    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
+    if (r.workers == NULL) return 2;
+    memset(r.workers, 0, threads * sizeof *r.workers);
+    for (uint32_t i = 0; i < threads; i++) {
+        worker *w = &r.workers[i];
+        w->run = &r;
+        w->producer = i < o->producers;
+        w->id = w->producer ? i : i - o->producers;
+        w->rng = stress_rng_seed(o->seed, i);
+        atomic_init(&w->done, 0);
+        atomic_init(&w->cancels, 0);
+        atomic_init(&w->doing, "waiting at the start gate");
+        zc_parker_init(&w->parker);
+        if (w->producer) {
+            w->tx = zc_sender_clone(tx);
+        } else {
+            w->rx = zc_receiver_clone(r.rx);
+            zc_recv_init(&w->recv, w->rx);
+        }
+    }
+    zc_sender_drop(tx); /* from here the producers hold the only senders */
+
+    stress_watchdog wd = {.progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
+    stress_watchdog_start(&wd);
+    double t0 = stress_now_s();
+    for (uint32_t i = 0; i < threads; i++) {
+        worker *w = &r.workers[i];
+        if (pthread_create(&w->thread, NULL, w->producer ? producer_main : consumer_main, w)) {
+            fprintf(stderr, "stress: cannot create thread %" PRIu32 "\n", i);
+            return 2;
+        }
+    }
+    stress_gate_open(&r.gate);
+    uint64_t received = 0, cancels = 0;
+    for (uint32_t i = 0; i < threads; i++) {
+        worker *w = &r.workers[i];
+        pthread_join(w->thread, NULL);
+        if (!w->producer) received += atomic_load_explicit(&w->done, memory_order_relaxed);
+        cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
+    }
+    double elapsed = stress_now_s() - t0;
+    stress_watchdog_stop(&wd);
+
+    /* Every consumer saw ZC_CLOSED: nothing may be left in the channel. */
+    stress_msg m;
+    uint64_t left = 0;
+    while (zc_try_recv(r.rx, &m) == ZC_OK) left++;
+    if (left)
+        stress_ledger_fail(&r.ledger,
+                           "close: %" PRIu64 " messages left in the channel after every"
+                           " consumer got ZC_CLOSED",
+                           left);
+    bool ok = stress_ledger_verdict(&r.ledger, received);
+
+    for (uint32_t i = 0; i < threads; i++) {
+        zc_receiver_drop(r.workers[i].rx); /* NULL for producers: a no-op */
+        zc_parker_destroy(&r.workers[i].parker);
+    }
+    zc_receiver_drop(r.rx);
+    stress_ledger_free(&r.ledger);
+    stress_gate_destroy(&r.gate);
+    free(r.workers);
+    printf("%s: %" PRIu64 " messages in %.3f s (%.0f ns/msg), %" PRIu64 " cancels\n",
+           ok ? "ok" : "FAILED", received, elapsed, elapsed * 1e9 / (double)(received + !received),
+           cancels);
+    return ok ? 0 : 1;
+}

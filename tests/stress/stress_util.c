@@ -1,0 +1,257 @@
+/*
+ * stress_util.c: ledger, watchdog, start gate, generator and scale of the stress
+ * programs (see stress_util.h).
+ *
+ * The ledger's bitmap is updated with relaxed fetch_or: each bit is set by one RMW, so
+ * two receptions of one message always see each other (RMWs on one word are totally
+ * ordered), and the final reading follows pthread_join, which orders it after every
+ * update. Relaxed also adds no happens-before edge between consumers that could hide a
+ * missing one in the channel from ThreadSanitizer.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "stress_util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Print at most this many violation lines; the verdict still counts them all. */
+#define MAX_REPORTS 20
+
+static uint64_t mix64(uint64_t x) {
+    /* splitmix64's finaliser: every input bit changes about half the output bits */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n, size);
+    if (p == NULL) {
+        fprintf(stderr, "stress: out of memory (%zu x %zu bytes)\n", n, size);
+        exit(2);
+    }
+    return p;
+}
+
+static uint64_t msg_check(uint32_t producer, uint32_t seq) {
+    return mix64(((uint64_t)producer << 32 | seq) ^ 0x7a6368616e5f7374u);
+}
+
+stress_msg stress_msg_make(uint32_t producer, uint32_t seq) {
+    return (stress_msg){.producer = producer, .seq = seq, .check = msg_check(producer, seq)};
+}
+
+void stress_ledger_init(stress_ledger *l, uint32_t producers, uint32_t per_producer) {
+    uint64_t total = (uint64_t)producers * per_producer;
+    l->producers = producers;
+    l->per_producer = per_producer;
+    l->bits = xcalloc((size_t)(total / 64 + 1), sizeof *l->bits);
+    atomic_init(&l->reports, 0);
+}
+
+void stress_ledger_free(stress_ledger *l) {
+    free(l->bits);
+    l->bits = NULL;
+}
+
+uint32_t *stress_order_new(const stress_ledger *l) {
+    return xcalloc(l->producers, sizeof(uint32_t));
+}
+
+void stress_ledger_fail(stress_ledger *l, const char *fmt, ...) {
+    /* relaxed: a count; the verdict reads it after pthread_join */
+    unsigned long n = atomic_fetch_add_explicit(&l->reports, 1, memory_order_relaxed);
+    if (n >= MAX_REPORTS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+bool stress_ledger_take(stress_ledger *l, uint32_t *next_min, const stress_msg *m,
+                        const char *who, unsigned who_id) {
+    if (m->producer >= l->producers || m->seq >= l->per_producer ||
+        m->check != msg_check(m->producer, m->seq)) {
+        stress_ledger_fail(l,
+                           "corrupt message: %s %u received {producer %" PRIu32
+                           ", seq %" PRIu32 ", check %016" PRIx64 "}",
+                           who, who_id, m->producer, m->seq, m->check);
+        return false;
+    }
+    bool ok = true;
+    uint64_t bit = (uint64_t)m->producer * l->per_producer + m->seq;
+    /* relaxed: see the file comment */
+    uint64_t old = atomic_fetch_or_explicit(&l->bits[bit / 64], UINT64_C(1) << (bit % 64),
+                                            memory_order_relaxed);
+    if (old & UINT64_C(1) << (bit % 64)) {
+        stress_ledger_fail(l,
+                           "exactly-once: %s %u received producer %" PRIu32 " seq %" PRIu32
+                           " a second time",
+                           who, who_id, m->producer, m->seq);
+        ok = false;
+    }
+    if (m->seq < next_min[m->producer]) {
+        stress_ledger_fail(l,
+                           "per-producer order: %s %u received producer %" PRIu32
+                           " seq %" PRIu32 " after seq %" PRIu32,
+                           who, who_id, m->producer, m->seq, next_min[m->producer] - 1);
+        ok = false;
+    } else {
+        next_min[m->producer] = m->seq + 1;
+    }
+    return ok;
+}
+
+bool stress_ledger_verdict(stress_ledger *l, uint64_t received) {
+    bool ok = true;
+    uint64_t expected = (uint64_t)l->producers * l->per_producer;
+    uint64_t missing = 0;
+    for (uint64_t bit = 0; bit < expected; bit++) {
+        /* relaxed: every writer has been joined */
+        uint64_t word = atomic_load_explicit(&l->bits[bit / 64], memory_order_relaxed);
+        if (word & UINT64_C(1) << (bit % 64)) continue;
+        if (missing++ < MAX_REPORTS)
+            fprintf(stderr, "FAIL: exactly-once: producer %" PRIu64 " seq %" PRIu64
+                            " was never received\n",
+                    bit / l->per_producer, bit % l->per_producer);
+    }
+    if (missing) {
+        fprintf(stderr, "FAIL: exactly-once: %" PRIu64 " of %" PRIu64 " messages lost\n",
+                missing, expected);
+        ok = false;
+    }
+    if (received != expected) {
+        fprintf(stderr, "FAIL: count: received %" PRIu64 " messages, sent %" PRIu64 "\n",
+                received, expected);
+        ok = false;
+    }
+    unsigned long reports = atomic_load_explicit(&l->reports, memory_order_relaxed);
+    if (reports) {
+        fprintf(stderr, "FAIL: %lu violations reported while running (first %d above)\n",
+                reports, MAX_REPORTS);
+        ok = false;
+    }
+    return ok;
+}
+
+void stress_gate_init(stress_gate *g) {
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    g->open = false;
+}
+
+void stress_gate_wait(stress_gate *g) {
+    pthread_mutex_lock(&g->mu);
+    while (!g->open) pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+void stress_gate_open(stress_gate *g) {
+    pthread_mutex_lock(&g->mu);
+    g->open = true;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+void stress_gate_destroy(stress_gate *g) {
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->mu);
+}
+
+double stress_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void *watchdog_main(void *arg) {
+    stress_watchdog *wd = arg;
+    uint64_t last = wd->progress(wd->ctx);
+    double last_change = stress_now_s();
+    pthread_mutex_lock(&wd->mu);
+    while (!wd->stop) {
+        /* Tick once a second. The condvar's clock is CLOCK_REALTIME (portable); the
+         * stall itself is measured on CLOCK_MONOTONIC. */
+        struct timespec tick;
+        clock_gettime(CLOCK_REALTIME, &tick);
+        tick.tv_sec += 1;
+        int rc = pthread_cond_timedwait(&wd->cv, &wd->mu, &tick);
+        if (wd->stop || rc != ETIMEDOUT) continue;
+        uint64_t now_progress = wd->progress(wd->ctx);
+        double now = stress_now_s();
+        if (now_progress != last) {
+            last = now_progress;
+            last_change = now;
+        } else if (now - last_change >= wd->stall_s) {
+            fprintf(stderr, "FAIL: no progress for %u s (a hang): state follows\n",
+                    wd->stall_s);
+            wd->dump(wd->ctx);
+            fflush(stderr);
+            abort();
+        }
+    }
+    pthread_mutex_unlock(&wd->mu);
+    return NULL;
+}
+
+void stress_watchdog_start(stress_watchdog *wd) {
+    pthread_mutex_init(&wd->mu, NULL);
+    pthread_cond_init(&wd->cv, NULL);
+    wd->stop = false;
+    if (pthread_create(&wd->thread, NULL, watchdog_main, wd) != 0) {
+        fprintf(stderr, "stress: cannot start the watchdog thread\n");
+        exit(2);
+    }
+}
+
+void stress_watchdog_stop(stress_watchdog *wd) {
+    pthread_mutex_lock(&wd->mu);
+    wd->stop = true;
+    pthread_cond_signal(&wd->cv);
+    pthread_mutex_unlock(&wd->mu);
+    pthread_join(wd->thread, NULL);
+    pthread_cond_destroy(&wd->cv);
+    pthread_mutex_destroy(&wd->mu);
+}
+
+uint64_t stress_rng_seed(uint64_t seed, uint64_t stream) {
+    uint64_t s = mix64(seed + 0x9e3779b97f4a7c15u * (stream + 1));
+    return s ? s : 1; /* xorshift must not start at 0 */
+}
+
+uint64_t stress_rng_next(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545f4914f6cdd1du;
+}
+
+bool stress_rng_chance(uint64_t *state, double p) {
+    /* the top 53 bits as a double in [0, 1) */
+    return (double)(stress_rng_next(state) >> 11) * 0x1.0p-53 < p;
+}
+
+uint32_t stress_scale(void) {
+    const char *s = getenv("ZCHAN_STRESS_SCALE");
+    if (s == NULL || *s == '\0') return 1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end != '\0' || v == 0 || v > UINT32_MAX) {
+        fprintf(stderr, "stress: ZCHAN_STRESS_SCALE must be a positive integer, not '%s'\n",
+                s);
+        exit(2);
+    }
+    return (uint32_t)v;
+}

@@ -1,0 +1,107 @@
+/*
+ * stress_util.h: what the stress programs share.
+ *
+ * - stress_msg: a message that names its producer and sequence number and carries a
+ *   check word, so a torn or invented message is caught, not just a lost one.
+ * - stress_ledger: the exactly-once and order checks. Every received message sets its
+ *   bit in one bitmap (a bit already set is a duplicate); each consumer keeps, per
+ *   producer, the lowest sequence number it may see next (a smaller one breaks order);
+ *   at the end every bit must be set and the counts must add up.
+ * - stress_watchdog: turns a hang into a failure. It samples a progress count once a
+ *   second; when the count has not moved for stall_s seconds it prints the state and
+ *   aborts.
+ * - stress_gate: holds the worker threads until all are created, so they start together.
+ * - a seeded random generator and the ZCHAN_STRESS_SCALE factor.
+ */
+#ifndef ZCHAN_STRESS_UTIL_H
+#define ZCHAN_STRESS_UTIL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One message: 16 bytes. check = stress_msg_check(producer, seq). */
+typedef struct stress_msg {
+    uint32_t producer;
+    uint32_t seq;
+    uint64_t check;
+} stress_msg;
+
+/* The message that producer sends as number seq. */
+stress_msg stress_msg_make(uint32_t producer, uint32_t seq);
+
+typedef struct stress_ledger {
+    uint32_t producers;
+    uint32_t per_producer;        /* messages each producer sends */
+    _Atomic uint64_t *bits;       /* bit producer * per_producer + seq: received */
+    atomic_ulong reports;         /* violations found while running */
+} stress_ledger;
+
+/* Allocate the bitmap for producers * per_producer messages; exits on ENOMEM. */
+void stress_ledger_init(stress_ledger *l, uint32_t producers, uint32_t per_producer);
+void stress_ledger_free(stress_ledger *l);
+
+/* A consumer's view for the order check: next_min[p] is the lowest seq of producer p it
+ * may receive next. calloc'ed with room for l->producers entries; exits on ENOMEM. */
+uint32_t *stress_order_new(const stress_ledger *l);
+
+/* Record one received message. who names the consumer in a report ("consumer 3").
+ * Checks that the message is well formed, not received before, and after every message
+ * of the same producer this consumer saw. Returns false (and prints which property
+ * broke) if not. Safe from any number of threads at once. */
+bool stress_ledger_take(stress_ledger *l, uint32_t *next_min, const stress_msg *m,
+                        const char *who, unsigned who_id);
+
+/* Note a violation found outside the ledger (prints the line: fmt is printf's). */
+void stress_ledger_fail(stress_ledger *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* After every consumer has been joined: every message received exactly once, the total
+ * as expected, no violation reported while running. Prints each broken property;
+ * returns true if none broke. */
+bool stress_ledger_verdict(stress_ledger *l, uint64_t received);
+
+/* Start gate: workers call stress_gate_wait, the main thread stress_gate_open once it
+ * has created them all. */
+typedef struct stress_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool open;
+} stress_gate;
+
+void stress_gate_init(stress_gate *g);
+void stress_gate_wait(stress_gate *g);
+void stress_gate_open(stress_gate *g);
+void stress_gate_destroy(stress_gate *g);
+
+typedef struct stress_watchdog {
+    uint64_t (*progress)(void *ctx); /* a count that grows while work gets done */
+    void (*dump)(void *ctx);         /* prints the state after a stall */
+    void *ctx;
+    unsigned stall_s;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;
+    pthread_t thread;
+} stress_watchdog;
+
+/* Start watching; the caller fills progress, dump, ctx and stall_s first. */
+void stress_watchdog_start(stress_watchdog *wd);
+/* Stop watching and join the watchdog thread. */
+void stress_watchdog_stop(stress_watchdog *wd);
+
+/* Seeded generator (xorshift64*); seed it with stress_rng_seed(seed, stream). */
+uint64_t stress_rng_seed(uint64_t seed, uint64_t stream);
+uint64_t stress_rng_next(uint64_t *state);
+/* True with probability p (0 never, 1 always). */
+bool stress_rng_chance(uint64_t *state, double p);
+
+/* ZCHAN_STRESS_SCALE (a positive integer, default 1); exits if it is malformed. */
+uint32_t stress_scale(void);
+
+/* Seconds on CLOCK_MONOTONIC. */
+double stress_now_s(void);
+
+#endif /* ZCHAN_STRESS_UTIL_H */
