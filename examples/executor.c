@@ -1,0 +1,265 @@
+/*
+ * A small executor for zchan futures: see executor.h for the model and the task states.
+ *
+ * Ordering map (every pair on the task's state word):
+ *   [W1] ex_wake's release CAS          -> [P1] run_task's acquire exchange, or the
+ *                                          acquire failure of [P2]: what a waker did
+ *                                          before waking (a send, a close) is visible
+ *                                          to the poll it causes. A wake that finds the
+ *                                          task already SCHEDULED or RUN_AGAIN still
+ *                                          writes (the same value) so that it joins
+ *                                          that chain instead of returning unordered.
+ *   [P2] run_task's release CAS to IDLE -> [P1] of the next poll (through the waker's
+ *                                          RMW, which continues its release sequence):
+ *                                          one poll's writes to the task are visible to
+ *                                          the next, on whichever thread it runs.
+ *   [P3] release store of SCHEDULED     -> [P1]: the same for a task polled again.
+ * The run queue, the live count and the sleeping/idle flags are under ex->mu, whose
+ * unlock/lock also orders a push before the pop of the same task.
+ */
+#include "executor.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <zchan/block.h>
+
+enum { IDLE, SCHEDULED, RUNNING, RUN_AGAIN, DONE };
+
+struct ex_executor {
+    pthread_mutex_t mu;   /* guards every field below it except the pool's threads */
+    ex_task *head, *tail; /* FIFO of SCHEDULED tasks, linked through ex__next */
+    size_t live;          /* spawned and not yet done */
+    /* single-thread executor (nworkers == 0) */
+    bool sleeping;        /* ex_run found nothing to do and parks (or is about to) */
+    zc_parker parker;
+    /* pool (nworkers >= 1) */
+    unsigned idle;        /* workers waiting on work_cv */
+    bool stopping;        /* ex_free: workers exit once the queue is empty */
+    pthread_cond_t work_cv; /* a task was queued, or stopping */
+    pthread_cond_t done_cv; /* live dropped to 0 */
+    unsigned nworkers;
+    pthread_t workers[];
+};
+
+/* Append a SCHEDULED task and wake whoever will run it. Called with ex->mu held; the
+ * wake-up is issued under the lock too, so that once the caller unlocks it never touches
+ * ex again (ex_run may return and ex_free run at once). */
+static void enqueue_locked(ex_executor *ex, ex_task *t) {
+    t->ex__next = NULL;
+    if (ex->tail)
+        ex->tail->ex__next = t;
+    else
+        ex->head = t;
+    ex->tail = t;
+    if (ex->nworkers == 0) {
+        if (ex->sleeping) {
+            ex->sleeping = false;
+            zc_waker w = zc_parker_waker(&ex->parker);
+            w.wake(w.ctx);
+        }
+    } else if (ex->idle > 0) {
+        pthread_cond_signal(&ex->work_cv); /* one worker: one task, no herd */
+    }
+}
+
+static void push(ex_executor *ex, ex_task *t) {
+    pthread_mutex_lock(&ex->mu);
+    enqueue_locked(ex, t);
+    pthread_mutex_unlock(&ex->mu);
+}
+
+/* Called with ex->mu held and the queue not empty. */
+static ex_task *pop_locked(ex_executor *ex) {
+    ex_task *t = ex->head;
+    ex->head = t->ex__next;
+    if (ex->head == NULL)
+        ex->tail = NULL;
+    return t;
+}
+
+void ex_wake(void *ctx) {
+    ex_task *t = ctx;
+    /* Relaxed: only a guess for the CAS below, which re-validates it. */
+    unsigned s = atomic_load_explicit(&t->ex__state, memory_order_relaxed);
+    unsigned next;
+    do {
+        assert(s != DONE && "wake of a task that is done: a future was left pending");
+        /* IDLE: queue it. RUNNING: have it polled once more when this poll ends.
+         * SCHEDULED, RUN_AGAIN: a poll is already coming; write the same value. */
+        next = s == IDLE ? SCHEDULED : s == RUNNING ? RUN_AGAIN : s;
+        /* [W1] release: pairs with [P1] / [P2]'s failure load (see the map above). */
+    } while (!atomic_compare_exchange_weak_explicit(&t->ex__state, &s, next,
+                                                    memory_order_release,
+                                                    memory_order_relaxed));
+    if (s == IDLE)
+        push(t->ex__owner, t);
+}
+
+/* The task is done: let the user have it back, then count it out (in that order, so
+ * that ex_run cannot return while on_done is still running). */
+static void finish(ex_executor *ex, ex_task *t) {
+    if (t->on_done)
+        t->on_done(t);
+    pthread_mutex_lock(&ex->mu);
+    if (--ex->live == 0 && ex->nworkers > 0)
+        pthread_cond_broadcast(&ex->done_cv); /* only ex_run waits on it */
+    pthread_mutex_unlock(&ex->mu);
+}
+
+/* Poll a task that was just popped from the run queue (state SCHEDULED). */
+static void run_task(ex_executor *ex, ex_task *t) {
+    /* [P1] SCHEDULED -> RUNNING. Acquire pairs with [W1], [P2], [P3]. Only the thread
+     * that popped the task changes SCHEDULED (a wake rewrites the same value), so an
+     * exchange is enough. */
+    unsigned prev = atomic_exchange_explicit(&t->ex__state, RUNNING, memory_order_acquire);
+    assert(prev == SCHEDULED);
+    (void)prev;
+    zc_waker w = {ex_wake, t};
+    if (t->poll(t, &w) == EX_DONE) {
+        /* No wake can come any more (the poll's contract); relaxed because DONE only
+         * feeds the assertion in ex_wake. */
+        atomic_store_explicit(&t->ex__state, DONE, memory_order_relaxed);
+        finish(ex, t);
+        return;
+    }
+    unsigned s = RUNNING;
+    /* [P2] RUNNING -> IDLE: from here a wake queues the task again. Release pairs with
+     * the next [P1]; on failure (a wake made it RUN_AGAIN) acquire pairs with [W1]. */
+    if (atomic_compare_exchange_strong_explicit(&t->ex__state, &s, IDLE,
+                                                memory_order_release, memory_order_acquire))
+        return;
+    assert(s == RUN_AGAIN);
+    /* [P3] RUN_AGAIN -> SCHEDULED, and requeue at the tail (a task that keeps waking
+     * itself cannot starve the others). Wakes leave RUN_AGAIN as it is, so a store;
+     * release pairs with [P1], carrying the wake acquired at [P2]. */
+    atomic_store_explicit(&t->ex__state, SCHEDULED, memory_order_release);
+    push(ex, t);
+}
+
+static void *worker_main(void *arg) {
+    ex_executor *ex = arg;
+    pthread_mutex_lock(&ex->mu);
+    for (;;) {
+        if (ex->head) {
+            ex_task *t = pop_locked(ex);
+            pthread_mutex_unlock(&ex->mu);
+            run_task(ex, t);
+            pthread_mutex_lock(&ex->mu);
+        } else if (ex->stopping) {
+            break;
+        } else {
+            ex->idle++;
+            pthread_cond_wait(&ex->work_cv, &ex->mu);
+            ex->idle--;
+        }
+    }
+    pthread_mutex_unlock(&ex->mu);
+    return NULL;
+}
+
+/* Pool only: tell the workers to exit, and join the first n of them. */
+static void stop_workers(ex_executor *ex, unsigned n) {
+    pthread_mutex_lock(&ex->mu);
+    ex->stopping = true;
+    pthread_cond_broadcast(&ex->work_cv);
+    pthread_mutex_unlock(&ex->mu);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(ex->workers[i], NULL);
+}
+
+static void destroy(ex_executor *ex) {
+    if (ex->nworkers == 0) {
+        zc_parker_destroy(&ex->parker);
+    } else {
+        pthread_cond_destroy(&ex->work_cv);
+        pthread_cond_destroy(&ex->done_cv);
+    }
+    pthread_mutex_destroy(&ex->mu);
+    free(ex);
+}
+
+ex_executor *ex_new(unsigned workers) {
+    ex_executor *ex = calloc(1, sizeof *ex + (size_t)workers * sizeof(pthread_t));
+    if (ex == NULL)
+        return NULL;
+    ex->nworkers = workers;
+    pthread_mutex_init(&ex->mu, NULL);
+    if (workers == 0) {
+        zc_parker_init(&ex->parker);
+        return ex;
+    }
+    pthread_cond_init(&ex->work_cv, NULL);
+    pthread_cond_init(&ex->done_cv, NULL);
+    for (unsigned i = 0; i < workers; i++) {
+        if (pthread_create(&ex->workers[i], NULL, worker_main, ex) != 0) {
+            stop_workers(ex, i);
+            destroy(ex);
+            return NULL;
+        }
+    }
+    return ex;
+}
+
+void ex_spawn_then(ex_executor *ex, ex_task *t, ex_poll_fn poll, ex_done_fn on_done) {
+    t->poll = poll;
+    t->on_done = on_done;
+    t->ex__owner = ex;
+    /* Relaxed: the run queue's mutex publishes the task, with the fields above, to the
+     * thread that pops it. */
+    atomic_store_explicit(&t->ex__state, SCHEDULED, memory_order_relaxed);
+    pthread_mutex_lock(&ex->mu);
+    ex->live++;
+    enqueue_locked(ex, t);
+    pthread_mutex_unlock(&ex->mu);
+}
+
+void ex_spawn(ex_executor *ex, ex_task *t, ex_poll_fn poll) {
+    ex_spawn_then(ex, t, poll, NULL);
+}
+
+void ex_run(ex_executor *ex) {
+    pthread_mutex_lock(&ex->mu);
+    if (ex->nworkers > 0) {
+        while (ex->live > 0)
+            pthread_cond_wait(&ex->done_cv, &ex->mu);
+        pthread_mutex_unlock(&ex->mu);
+        return;
+    }
+    while (ex->live > 0) {
+        if (ex->head == NULL) {
+            /* Nothing runnable, yet tasks are live: some other thread will wake one.
+             * The pusher sees sleeping under the same lock, so the wake is not lost
+             * (and a wake before the park is kept by the parker). */
+            ex->sleeping = true;
+            pthread_mutex_unlock(&ex->mu);
+            zc_parker_park(&ex->parker);
+            pthread_mutex_lock(&ex->mu);
+            continue;
+        }
+        /* Take the whole queue at once: one lock per batch, not per task. Tasks queued
+         * meanwhile (also the ones requeued by this batch) wait for the next batch. */
+        ex_task *batch = ex->head;
+        ex->head = ex->tail = NULL;
+        pthread_mutex_unlock(&ex->mu);
+        while (batch) {
+            ex_task *t = batch;
+            batch = t->ex__next; /* read first: run_task may requeue t */
+            run_task(ex, t);
+        }
+        pthread_mutex_lock(&ex->mu);
+    }
+    pthread_mutex_unlock(&ex->mu);
+}
+
+void ex_free(ex_executor *ex) {
+    if (ex == NULL)
+        return;
+    assert(ex->live == 0 && "ex_free with tasks not done: call ex_run first");
+    if (ex->nworkers > 0)
+        stop_workers(ex, ex->nworkers);
+    destroy(ex);
+}
