@@ -1,0 +1,255 @@
+//! zchan-peers-rs: the bench rows for the Rust peer channels (async-channel, tokio
+//! mpsc, flume, crossbeam-channel). Prints `row,impl,run,value,unit` lines on stdout;
+//! see bench/rust/README.md for the rows, the options and what each peer runs.
+
+mod harness;
+mod peers;
+
+use std::process::exit;
+use std::time::Duration;
+
+use harness::{runtime, time_tasks, time_threads};
+use peers::async_channel::AsyncChannel;
+use peers::crossbeam::Crossbeam;
+use peers::flume::Flume;
+use peers::tokio_mpsc::Tokio;
+use peers::{AsyncPeer, Peer};
+
+/// What a row measures; `cap: None` is an unbounded channel.
+#[derive(Clone, Copy)]
+enum Kind {
+    Pairs(Option<usize>),
+    Batches(Option<usize>),
+    Threads { cap: Option<usize>, senders: usize, receivers: usize },
+    /// On a multi-threaded runtime with `TASK_WORKERS` workers.
+    Tasks { cap: usize, senders: usize, receivers: usize },
+    /// Row 13: `senders` tasks share 2^20 messages.
+    ManySenders { merged: bool, senders: usize, multi_thread: bool },
+    PingPongThreads,
+    PingPongTasks,
+}
+
+struct Row {
+    id: String,
+    kind: Kind,
+    unit: &'static str,
+}
+
+/// Message counts of a full run; `--quick` divides each by 10.
+struct Counts {
+    pairs: u64,
+    batch_reps: u64,
+    per_sender: u64,
+    many_total: u64,
+    rtts: u64,
+}
+
+const BATCH: u64 = 1024;
+const TASK_WORKERS: usize = 4;
+
+impl Counts {
+    fn new(quick: bool) -> Counts {
+        let div = if quick { 10 } else { 1 };
+        Counts {
+            pairs: 100_000 / div,
+            batch_reps: 100 / div,
+            per_sender: 10_000 / div,
+            many_total: (1 << 20) / div,
+            rtts: 10_000 / div,
+        }
+    }
+}
+
+fn rows() -> Vec<Row> {
+    let row = |id: &str, kind, unit| Row { id: id.to_string(), kind, unit };
+    let threads = |cap, senders, receivers| Kind::Threads { cap, senders, receivers };
+    let tasks = |cap, senders, receivers| Kind::Tasks { cap, senders, receivers };
+    let mut rows = vec![
+        row("1", Kind::Pairs(Some(1)), "ns_per_pair"),
+        row("2", Kind::Pairs(None), "ns_per_pair"),
+        row("3", Kind::Batches(Some(BATCH as usize)), "us_per_batch"),
+        row("4", Kind::Batches(None), "us_per_batch"),
+        row("5", threads(Some(16), 4, 4), "ms_total"),
+        row("6", threads(None, 4, 4), "ms_total"),
+        row("7", tasks(16, 4, 1), "ms_total"),
+        row("8", tasks(16, 4, 4), "ms_total"),
+        row("9", tasks(16, 1, 1), "ns_per_msg"),
+        row("10", threads(Some(16), 1, 1), "ms_total"),
+        row("11", threads(Some(1024), 1, 1), "ms_total"),
+        row("12", threads(Some(16), 4, 1), "ms_total"),
+    ];
+    for (variant, merged) in [("a", false), ("b", true)] {
+        for senders in [2, 16, 64, 256, 512] {
+            for (suffix, multi_thread) in [("mt", true), ("st", false)] {
+                rows.push(row(
+                    &format!("13{}-N{}-{}", variant, senders, suffix),
+                    Kind::ManySenders { merged, senders, multi_thread },
+                    "ns_per_msg",
+                ));
+            }
+        }
+    }
+    rows.push(row("15-threads", Kind::PingPongThreads, "ns_per_rtt"));
+    rows.push(row("15-tasks", Kind::PingPongTasks, "ns_per_rtt"));
+    rows
+}
+
+fn ns_per(d: Duration, n: u64) -> f64 {
+    d.as_nanos() as f64 / n as f64
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// One run of a row that every peer supports; returns the row's value.
+fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> f64 {
+    match kind {
+        Kind::Pairs(cap) => ns_per(P::pairs(cap, n.pairs), n.pairs),
+        Kind::Batches(cap) => ns_per(P::batches(cap, BATCH, n.batch_reps), n.batch_reps) / 1e3,
+        Kind::Threads { cap, senders, receivers } => {
+            let (d, received) = time_threads(P::thread_jobs(cap, senders, receivers, n.per_sender));
+            assert_eq!(received, senders as u64 * n.per_sender, "{} lost messages", P::NAME);
+            ms(d)
+        }
+        Kind::PingPongThreads => {
+            let (d, rtts) = time_threads(P::ping_pong_threads(n.rtts));
+            assert_eq!(rtts, n.rtts);
+            ns_per(d, n.rtts)
+        }
+        _ => unreachable!("task rows are filtered out by applies()"),
+    }
+}
+
+/// One run of any row on an async peer; returns the row's value.
+fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> f64 {
+    match kind {
+        Kind::Tasks { cap, senders, receivers } => {
+            let rt = runtime(Some(TASK_WORKERS));
+            let (d, received) = time_tasks(&rt, P::tasks(cap, senders, receivers, n.per_sender));
+            let total = senders as u64 * n.per_sender;
+            assert_eq!(received, total, "{} lost messages", P::NAME);
+            // Row 9 is per message, rows 7 and 8 are totals.
+            if senders == 1 {
+                ns_per(d, total)
+            } else {
+                ms(d)
+            }
+        }
+        Kind::ManySenders { merged, senders, multi_thread } => {
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            let rt = runtime(if multi_thread { Some(cores) } else { None });
+            let per_sender = n.many_total / senders as u64;
+            let tasks = if merged {
+                P::merged_tasks(senders, 1024 / senders, per_sender)
+            } else {
+                P::tasks(1024, senders, 1, per_sender)
+            };
+            let (d, received) = time_tasks(&rt, tasks);
+            let total = senders as u64 * per_sender;
+            assert_eq!(received, total, "{} lost messages", P::NAME);
+            ns_per(d, total)
+        }
+        Kind::PingPongTasks => {
+            let rt = runtime(Some(2));
+            let (d, rtts) = time_tasks(&rt, P::ping_pong_tasks(n.rtts));
+            assert_eq!(rtts, n.rtts);
+            ns_per(d, n.rtts)
+        }
+        _ => run_sync::<P>(kind, n),
+    }
+}
+
+struct Impl {
+    name: &'static str,
+    multi_consumer: bool,
+    is_async: bool,
+    run: fn(Kind, &Counts) -> f64,
+}
+
+fn impls() -> [Impl; 4] {
+    [
+        Impl { name: AsyncChannel::NAME, multi_consumer: AsyncChannel::MULTI_CONSUMER, is_async: true, run: run_async::<AsyncChannel> },
+        Impl { name: Tokio::NAME, multi_consumer: Tokio::MULTI_CONSUMER, is_async: true, run: run_async::<Tokio> },
+        Impl { name: Flume::NAME, multi_consumer: Flume::MULTI_CONSUMER, is_async: true, run: run_async::<Flume> },
+        Impl { name: Crossbeam::NAME, multi_consumer: Crossbeam::MULTI_CONSUMER, is_async: false, run: run_sync::<Crossbeam> },
+    ]
+}
+
+/// Whether `imp` runs `kind`: task rows need an async API, several receivers an MPMC channel.
+fn applies(imp: &Impl, kind: Kind) -> bool {
+    match kind {
+        Kind::Pairs(_) | Kind::Batches(_) | Kind::PingPongThreads => true,
+        Kind::Threads { receivers, .. } => receivers == 1 || imp.multi_consumer,
+        Kind::Tasks { receivers, .. } => imp.is_async && (receivers == 1 || imp.multi_consumer),
+        Kind::ManySenders { .. } | Kind::PingPongTasks => imp.is_async,
+    }
+}
+
+/// Whether `--rows` token `token` selects row `id`: the id itself, or a group such as
+/// `13`, `13a`, `13b-N64` or `15` (a prefix not followed by a digit).
+fn selects(token: &str, id: &str) -> bool {
+    id.strip_prefix(token)
+        .map_or(false, |rest| rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--quick]
+  --runs K     measured runs per row and implementation (default 7; 3 with --quick)
+  --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13b-N512-st, 15-threads,
+               15-tasks) or groups (13, 13a, 13b-N64, 15); default all
+  --quick      divide message counts by 10
+Prints row,impl,run,value,unit lines on stdout.";
+
+fn fail(msg: &str) -> ! {
+    eprintln!("zchan-peers-rs: {}\n{}", msg, USAGE);
+    exit(2)
+}
+
+fn main() {
+    let mut runs = None;
+    let mut tokens: Option<Vec<String>> = None;
+    let mut quick = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--runs" => {
+                let k = args.next().and_then(|v| v.parse::<u32>().ok()).filter(|&k| k > 0);
+                runs = Some(k.unwrap_or_else(|| fail("--runs needs a positive integer")));
+            }
+            "--rows" => {
+                let list = args.next().unwrap_or_else(|| fail("--rows needs a list"));
+                tokens = Some(list.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect());
+            }
+            "--quick" => quick = true,
+            "--help" | "-h" => {
+                println!("{}", USAGE);
+                return;
+            }
+            other => fail(&format!("unknown argument {}", other)),
+        }
+    }
+    let runs = runs.unwrap_or(if quick { 3 } else { 7 });
+    let counts = Counts::new(quick);
+    let all = rows();
+    if let Some(tokens) = &tokens {
+        for t in tokens {
+            if !all.iter().any(|r| selects(t, &r.id)) {
+                fail(&format!("unknown row {}", t));
+            }
+        }
+    }
+    let impls = impls();
+    for row in all.iter().filter(|r| tokens.as_ref().map_or(true, |ts| ts.iter().any(|t| selects(t, &r.id)))) {
+        let runners: Vec<&Impl> = impls.iter().filter(|imp| applies(imp, row.kind)).collect();
+        // One unprinted warm-up run each, then run r of every peer before run r+1.
+        for imp in &runners {
+            (imp.run)(row.kind, &counts);
+        }
+        for run in 1..=runs {
+            for imp in &runners {
+                let value = (imp.run)(row.kind, &counts);
+                println!("{},{},{},{:.3},{}", row.id, imp.name, run, value, row.unit);
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! crossbeam-channel 0.5: MPMC without an async API, so it runs the thread rows and
+//! rows 1-4 through its synchronous send/recv (which never wait there).
+
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+
+use super::Peer;
+use crate::harness::Job;
+
+/// The `crossbeam` peer.
+pub struct Crossbeam;
+
+fn channel(cap: Option<usize>) -> (Sender<u64>, Receiver<u64>) {
+    match cap {
+        Some(cap) => bounded(cap),
+        None => unbounded(),
+    }
+}
+
+impl Peer for Crossbeam {
+    const NAME: &'static str = "crossbeam";
+
+    fn pairs(cap: Option<usize>, pairs: u64) -> Duration {
+        let (tx, rx) = channel(cap);
+        let mut sum = 0;
+        let start = Instant::now();
+        for i in 0..pairs {
+            tx.send(i).unwrap();
+            sum += rx.recv().unwrap();
+        }
+        let elapsed = start.elapsed();
+        assert_eq!(sum, pairs * (pairs - 1) / 2);
+        elapsed
+    }
+
+    fn batches(cap: Option<usize>, batch: u64, reps: u64) -> Duration {
+        let (tx, rx) = channel(cap);
+        let mut sum = 0;
+        let start = Instant::now();
+        for _ in 0..reps {
+            for i in 0..batch {
+                tx.try_send(i).unwrap();
+            }
+            for _ in 0..batch {
+                sum += rx.try_recv().unwrap();
+            }
+        }
+        let elapsed = start.elapsed();
+        assert_eq!(sum, reps * batch * (batch - 1) / 2);
+        elapsed
+    }
+
+    fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job> {
+        let (tx, rx) = channel(cap);
+        let mut jobs: Vec<Job> = Vec::new();
+        for _ in 0..senders {
+            let tx = tx.clone();
+            jobs.push(Box::new(move || {
+                for i in 0..per_sender {
+                    tx.send(i).unwrap();
+                }
+                0
+            }));
+        }
+        for _ in 0..receivers {
+            let rx = rx.clone();
+            jobs.push(Box::new(move || {
+                let mut received = 0;
+                while rx.recv().is_ok() {
+                    received += 1;
+                }
+                received
+            }));
+        }
+        jobs
+    }
+
+    fn ping_pong_threads(rtts: u64) -> Vec<Job> {
+        let (ping_tx, ping_rx) = bounded(1);
+        let (pong_tx, pong_rx) = bounded(1);
+        vec![
+            Box::new(move || {
+                for i in 0..rtts {
+                    ping_tx.send(i).unwrap();
+                    pong_rx.recv().unwrap();
+                }
+                rtts
+            }),
+            Box::new(move || {
+                while let Ok(v) = ping_rx.recv() {
+                    pong_tx.send(v).unwrap();
+                }
+                0
+            }),
+        ]
+    }
+}

@@ -1,0 +1,44 @@
+//! One module per peer channel; each builds the work of a row and leaves the
+//! timing to `harness`.
+
+use std::time::Duration;
+
+use crate::harness::{Job, Task};
+
+pub mod async_channel;
+pub mod crossbeam;
+pub mod flume;
+pub mod tokio_mpsc;
+
+/// Rows every peer runs: one-thread pairs and batches, thread rows, thread ping-pong.
+/// `cap` is the capacity of a bounded channel, `None` for an unbounded one.
+pub trait Peer {
+    /// The `impl` column of the output.
+    const NAME: &'static str;
+    /// Whether several receivers may share one channel (rows 5, 6 and 8).
+    const MULTI_CONSUMER: bool = true;
+
+    /// Rows 1-2: `pairs` times a send then a receive on the calling thread.
+    fn pairs(cap: Option<usize>, pairs: u64) -> Duration;
+    /// Rows 3-4: `reps` times `batch` try_sends then `batch` try_recvs; total time.
+    fn batches(cap: Option<usize>, batch: u64, reps: u64) -> Duration;
+    /// Rows 5, 6, 10-12: `senders` threads send `per_sender` messages each to
+    /// `receivers` threads that receive until the channel closes.
+    fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job>;
+    /// Row 15-threads: two threads bounce one message `rtts` times over two
+    /// bounded(1) channels; one job reports `rtts`.
+    fn ping_pong_threads(rtts: u64) -> Vec<Job>;
+}
+
+/// Rows run as tasks on a tokio runtime (the async API).
+pub trait AsyncPeer: Peer {
+    /// Rows 7-9 and 13a: `senders` tasks send `per_sender` messages each into one
+    /// channel of capacity `cap` read by `receivers` tasks until it closes.
+    fn tasks(cap: usize, senders: usize, receivers: usize, per_sender: u64) -> Vec<Task>;
+    /// Row 13b: `channels` channels of capacity `cap`, one sender task each,
+    /// merged by one receiver task (`harness::merge_count`).
+    fn merged_tasks(channels: usize, cap: usize, per_sender: u64) -> Vec<Task>;
+    /// Row 15-tasks: two tasks bounce one message `rtts` times over two
+    /// bounded(1) channels; one task reports `rtts`.
+    fn ping_pong_tasks(rtts: u64) -> Vec<Task>;
+}
