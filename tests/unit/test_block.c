@@ -1,0 +1,373 @@
+/*
+ * Unit tests of the blocking layer (zc_*_blocking, zc_*_timeout in zchan/block.h).
+ *
+ * When a test needs a thread to be blocked before it acts (close, send), it waits until
+ * that thread is asleep in the kernel, read from /proc/self/task/<tid>/stat, instead of
+ * sleeping: the blocked thread does nothing that could sleep between publishing its tid
+ * and its blocking call. cmocka asserts run on the main thread only; helper threads
+ * report through their struct.
+ */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* clock_gettime, syscall under -std=c11 */
+#endif
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zchan/block.h>
+
+#define MS 1000000u /* nanoseconds */
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void make_bounded(size_t cap, zc_sender **tx, zc_receiver **rx) {
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    assert_int_equal(zc_bounded(cap, &cfg, tx, rx), ZC_OK);
+}
+
+static void make_unbounded(zc_sender **tx, zc_receiver **rx) {
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    assert_int_equal(zc_unbounded(&cfg, tx, rx), ZC_OK);
+}
+
+/* ---- a thread that makes one blocking call, and a way to know it is blocked -------- */
+
+typedef enum call { SEND_BLOCKING, RECV_BLOCKING, RECV_TIMEOUT_60S } call;
+
+typedef struct blocked {
+    pthread_t thread;
+    call what;
+    zc_sender *tx;
+    zc_receiver *rx;
+    uint64_t value; /* sent, or received */
+    zc_status status;
+    atomic_int tid; /* 0 until the thread is about to make its call */
+} blocked;
+
+static void *blocked_main(void *arg) {
+    blocked *b = arg;
+    /* Relaxed: the main thread uses tid only to read /proc; results are read after join. */
+    atomic_store_explicit(&b->tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+    switch (b->what) {
+    case SEND_BLOCKING: b->status = zc_send_blocking(b->tx, &b->value); break;
+    case RECV_BLOCKING: b->status = zc_recv_blocking(b->rx, &b->value); break;
+    case RECV_TIMEOUT_60S: b->status = zc_recv_timeout(b->rx, &b->value, 60000 * MS); break;
+    }
+    return NULL;
+}
+
+/* True when thread tid is asleep (state S). Linux; elsewhere it says yes at once, which
+ * keeps the tests correct, only less sharp. */
+static bool thread_asleep(int tid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return true;
+    char buf[512];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *end_of_name = strrchr(buf, ')'); /* "pid (name) S ..." */
+    return end_of_name != NULL && end_of_name[1] == ' ' && end_of_name[2] == 'S';
+}
+
+/* Start b's call on a new thread and return once that thread is blocked in it. */
+static void start_blocked(blocked *b) {
+    atomic_init(&b->tid, 0);
+    b->status = ZC_PENDING;
+    assert_int_equal(pthread_create(&b->thread, NULL, blocked_main, b), 0);
+    int tid;
+    while ((tid = atomic_load_explicit(&b->tid, memory_order_relaxed)) == 0) sched_yield();
+    while (!thread_asleep(tid)) sched_yield();
+}
+
+/* ---- tests --------------------------------------------------------------------------- */
+
+#define N_MESSAGES 20000
+
+typedef struct producer {
+    zc_sender *tx;
+    uint64_t first, count;
+    zc_status bad; /* ZC_OK, or the first status a send returned instead */
+} producer;
+
+static void *producer_main(void *arg) {
+    producer *p = arg;
+    p->bad = ZC_OK;
+    for (uint64_t i = p->first; i < p->first + p->count; i++) {
+        zc_status s = zc_send_blocking(p->tx, &i);
+        if (s != ZC_OK && p->bad == ZC_OK) p->bad = s;
+    }
+    zc_sender_drop(p->tx);
+    return NULL;
+}
+
+static void move_messages_in_order(zc_sender *tx, zc_receiver *rx) {
+    producer p = {.tx = tx, .first = 0, .count = N_MESSAGES};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, producer_main, &p), 0);
+    for (uint64_t i = 0; i < N_MESSAGES; i++) {
+        uint64_t v = UINT64_MAX;
+        assert_int_equal(zc_recv_blocking(rx, &v), ZC_OK);
+        assert_int_equal(v, i);
+    }
+    uint64_t v = 0;
+    assert_int_equal(zc_recv_blocking(rx, &v), ZC_CLOSED); /* the producer's drop closed it */
+    pthread_join(thread, NULL);
+    assert_int_equal(p.bad, ZC_OK);
+    zc_receiver_drop(rx);
+}
+
+static void test_blocking_send_and_recv_move_messages_in_order_between_two_threads(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(2, &tx, &rx);
+    move_messages_in_order(tx, rx);
+}
+
+static void test_blocking_recv_moves_messages_in_order_from_an_unbounded_channel(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_unbounded(&tx, &rx);
+    move_messages_in_order(tx, rx);
+}
+
+/* Two blocking producers and two blocking consumers on a bounded(1) channel. */
+#define MPMC_EACH 5000
+
+typedef struct consumer {
+    zc_receiver *rx;
+    atomic_uchar *seen; /* seen[v]: times value v was received, over all consumers */
+    uint64_t next[2];   /* per producer: the next sequence number expected */
+    unsigned out_of_order;
+    zc_status end;
+} consumer;
+
+static void *consumer_main(void *arg) {
+    consumer *c = arg;
+    uint64_t v;
+    while ((c->end = zc_recv_blocking(c->rx, &v)) == ZC_OK) {
+        /* Relaxed: a counter read after the threads are joined. */
+        atomic_fetch_add_explicit(&c->seen[v], 1, memory_order_relaxed);
+        uint64_t from = v / MPMC_EACH, seq = v % MPMC_EACH;
+        if (seq < c->next[from]) c->out_of_order++;
+        c->next[from] = seq + 1;
+    }
+    zc_receiver_drop(c->rx);
+    return NULL;
+}
+
+static void test_blocking_senders_and_receivers_deliver_each_message_once_in_order(
+    void **unused) {
+    (void)unused;
+    static atomic_uchar seen[2 * MPMC_EACH];
+    for (size_t i = 0; i < 2 * MPMC_EACH; i++) atomic_init(&seen[i], 0);
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    producer p[2] = {{.tx = tx, .first = 0, .count = MPMC_EACH},
+                     {.tx = zc_sender_clone(tx), .first = MPMC_EACH, .count = MPMC_EACH}};
+    consumer c[2] = {{.rx = rx, .seen = seen}, {.rx = zc_receiver_clone(rx), .seen = seen}};
+    pthread_t threads[4];
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(pthread_create(&threads[i], NULL, producer_main, &p[i]), 0);
+        assert_int_equal(pthread_create(&threads[2 + i], NULL, consumer_main, &c[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(p[i].bad, ZC_OK);
+        assert_int_equal(c[i].end, ZC_CLOSED);
+        assert_int_equal(c[i].out_of_order, 0);
+    }
+    for (size_t i = 0; i < 2 * MPMC_EACH; i++) assert_int_equal(seen[i], 1);
+}
+
+static void test_recv_timeout_on_an_empty_channel_times_out_and_takes_nothing(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(4, &tx, &rx);
+    uint64_t v = 99;
+    uint64_t start = now_ns();
+    assert_int_equal(zc_recv_timeout(rx, &v, 20 * MS), ZC_TIMEDOUT);
+    assert_true(now_ns() - start >= 20 * MS);
+    assert_int_equal(v, 99); /* out untouched */
+    /* The cancelled receive is gone: a message sent now stays for the next receive. */
+    uint64_t m = 7;
+    assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+    assert_int_equal(v, 7);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_send_timeout_on_a_full_channel_times_out_and_sends_nothing(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t first = 1, second = 2, v = 0;
+    assert_int_equal(zc_try_send(tx, &first), ZC_OK);
+    uint64_t start = now_ns();
+    assert_int_equal(zc_send_timeout(tx, &second, 20 * MS), ZC_TIMEDOUT);
+    assert_true(now_ns() - start >= 20 * MS);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_EMPTY); /* the timed-out 2 was not sent */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_close_from_another_thread_releases_a_blocked_recv_with_closed(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(4, &tx, &rx);
+    blocked b = {.what = RECV_BLOCKING, .rx = rx, .value = 99};
+    start_blocked(&b);
+    assert_true(zc_sender_close(tx));
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZC_CLOSED);
+    assert_int_equal(b.value, 99);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_close_from_another_thread_releases_a_blocked_send_with_closed(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t first = 1, v = 0;
+    assert_int_equal(zc_try_send(tx, &first), ZC_OK);
+    blocked b = {.what = SEND_BLOCKING, .tx = tx, .value = 2};
+    start_blocked(&b);
+    assert_true(zc_receiver_close(rx));
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZC_CLOSED);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_OK); /* what was queued stays receivable */
+    assert_int_equal(v, 1);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_CLOSED); /* and 2 was never sent */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_send_from_another_thread_releases_a_recv_timeout_before_its_timeout(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(4, &tx, &rx);
+    blocked b = {.what = RECV_TIMEOUT_60S, .rx = rx, .value = 0};
+    uint64_t start = now_ns();
+    start_blocked(&b);
+    uint64_t m = 5;
+    assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    pthread_join(b.thread, NULL);
+    assert_true(now_ns() - start < 60000 * MS);
+    assert_int_equal(b.status, ZC_OK);
+    assert_int_equal(b.value, 5);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_timeout_zero_makes_one_attempt_that_succeeds_when_possible(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t m = 3, v = 0;
+    assert_int_equal(zc_send_timeout(tx, &m, 0), ZC_OK);
+    m = 4;
+    assert_int_equal(zc_send_timeout(tx, &m, 0), ZC_TIMEDOUT); /* full */
+    assert_int_equal(zc_recv_timeout(rx, &v, 0), ZC_OK);
+    assert_int_equal(v, 3);
+    assert_int_equal(zc_recv_timeout(rx, &v, 0), ZC_TIMEDOUT); /* empty: 4 was not sent */
+    assert_int_equal(v, 3);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_blocking_recv_drains_a_closed_channel_before_reporting_closed(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(4, &tx, &rx);
+    uint64_t m[2] = {1, 2}, v = 0;
+    assert_int_equal(zc_send_blocking(tx, &m[0]), ZC_OK);
+    assert_int_equal(zc_send_blocking(tx, &m[1]), ZC_OK);
+    assert_true(zc_sender_close(tx));
+    assert_int_equal(zc_send_blocking(tx, &m[0]), ZC_CLOSED);
+    assert_int_equal(zc_send_timeout(tx, &m[0], 0), ZC_CLOSED);
+    assert_int_equal(zc_recv_blocking(rx, &v), ZC_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(zc_recv_timeout(rx, &v, UINT64_MAX), ZC_OK);
+    assert_int_equal(v, 2);
+    assert_int_equal(zc_recv_blocking(rx, &v), ZC_CLOSED);
+    assert_int_equal(zc_recv_timeout(rx, &v, 0), ZC_CLOSED);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_null_arguments_give_einval(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t v = 0;
+    const uint64_t timeouts[] = {0, 1 * MS, UINT64_MAX};
+    assert_int_equal(zc_send_blocking(NULL, &v), ZC_EINVAL);
+    assert_int_equal(zc_send_blocking(tx, NULL), ZC_EINVAL);
+    assert_int_equal(zc_recv_blocking(NULL, &v), ZC_EINVAL);
+    assert_int_equal(zc_recv_blocking(rx, NULL), ZC_EINVAL);
+    for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
+        assert_int_equal(zc_send_timeout(NULL, &v, timeouts[i]), ZC_EINVAL);
+        assert_int_equal(zc_send_timeout(tx, NULL, timeouts[i]), ZC_EINVAL);
+        assert_int_equal(zc_recv_timeout(NULL, &v, timeouts[i]), ZC_EINVAL);
+        assert_int_equal(zc_recv_timeout(rx, NULL, timeouts[i]), ZC_EINVAL);
+    }
+    assert_int_equal(zc_try_recv(rx, &v), ZC_EMPTY); /* nothing was sent */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blocking_send_and_recv_move_messages_in_order_between_two_threads),
+        cmocka_unit_test(test_blocking_recv_moves_messages_in_order_from_an_unbounded_channel),
+        cmocka_unit_test(test_blocking_senders_and_receivers_deliver_each_message_once_in_order),
+        cmocka_unit_test(test_recv_timeout_on_an_empty_channel_times_out_and_takes_nothing),
+        cmocka_unit_test(test_send_timeout_on_a_full_channel_times_out_and_sends_nothing),
+        cmocka_unit_test(test_close_from_another_thread_releases_a_blocked_recv_with_closed),
+        cmocka_unit_test(test_close_from_another_thread_releases_a_blocked_send_with_closed),
+        cmocka_unit_test(test_send_from_another_thread_releases_a_recv_timeout_before_its_timeout),
+        cmocka_unit_test(test_timeout_zero_makes_one_attempt_that_succeeds_when_possible),
+        cmocka_unit_test(test_blocking_recv_drains_a_closed_channel_before_reporting_closed),
+        cmocka_unit_test(test_null_arguments_give_einval),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
