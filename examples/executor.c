@@ -9,10 +9,11 @@
  *                                          task already SCHEDULED or RUN_AGAIN still
  *                                          writes (the same value) so that it joins
  *                                          that chain instead of returning unordered.
- *   [P2] run_task's release CAS to IDLE -> [P1] of the next poll (through the waker's
- *                                          RMW, which continues its release sequence):
- *                                          one poll's writes to the task are visible to
- *                                          the next, on whichever thread it runs.
+ *   [P2] run_task's release CAS to IDLE -> [W1]'s acquire, and [P1] of the next poll
+ *                                          (through the waker's RMW, which continues
+ *                                          its release sequence): one poll's writes to
+ *                                          the task, and ex_run's read of its queue
+ *                                          link, happen before the next push and poll.
  *   [P3] release store of SCHEDULED     -> [P1]: the same for a task polled again.
  * The run queue, the live count and the sleeping/idle flags are under ex->mu, whose
  * unlock/lock also orders a push before the pop of the same task.
@@ -91,9 +92,11 @@ void ex_wake(void *ctx) {
         /* IDLE: queue it. RUNNING: have it polled once more when this poll ends.
          * SCHEDULED, RUN_AGAIN: a poll is already coming; write the same value. */
         next = s == IDLE ? SCHEDULED : s == RUNNING ? RUN_AGAIN : s;
-        /* [W1] release: pairs with [P1] / [P2]'s failure load (see the map above). */
+        /* [W1] release: pairs with [P1] / [P2]'s failure load (see the map above).
+         * Acquire: pairs with [P2]'s release, so that the last poll, and ex_run's read
+         * of the run-queue link outside the lock, are over before push rewrites it. */
     } while (!atomic_compare_exchange_weak_explicit(&t->ex__state, &s, next,
-                                                    memory_order_release,
+                                                    memory_order_acq_rel,
                                                     memory_order_relaxed));
     if (s == IDLE)
         push(t->ex__owner, t);
