@@ -287,6 +287,7 @@ int main(int argc, char **argv) {
         per_worker[msg.worker]++;
         words++;
         if (!count_word(&counts, msg.word)) {
+            fprintf(stderr, "pipeline: out of memory counting words\n");
             out_of_memory = true;
             break;
         }
