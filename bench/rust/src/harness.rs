@@ -3,8 +3,9 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Barrier};
-use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier, Mutex};
+use std::task::{Context, Poll, RawWaker, RawWakerVTable, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -91,38 +92,89 @@ pub fn poll_once<F: Future>(fut: F, cx: &mut Context<'_>) -> F::Output {
     }
 }
 
-/// Receives from all of `rxs` until every one is closed and returns the count: one
-/// task sweeps the receivers with `poll`, drains each ready one, and waits only when a
-/// whole sweep found nothing (each pending poll registered this task's waker).
-/// None of the Debian-packaged peers offers a select over a run-time number of
-/// channels (futures' select_all and tokio-stream's StreamMap are not packaged), so
-/// this is the merge every async peer uses in row 13b.
+/// The receivers of a merge that were woken since the merging task last looked,
+/// and that task's waker.
+struct Woken {
+    state: Mutex<(Vec<usize>, Option<Waker>)>,
+}
+
+/// The waker handed to receiver `index` of a merge.
+struct Slot {
+    index: usize,
+    /// True while `index` is in the woken list (or being drained), so a burst of
+    /// wakes queues it once. Swapped with AcqRel: the merge's clearing swap reads the
+    /// waking swap and so sees what the waker published before waking.
+    queued: AtomicBool,
+    woken: Arc<Woken>,
+}
+
+impl Wake for Slot {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.queued.swap(true, Ordering::AcqRel) {
+            let mut state = self.woken.state.lock().unwrap();
+            state.0.push(self.index);
+            if let Some(task) = &state.1 {
+                task.wake_by_ref();
+            }
+        }
+    }
+}
+
+/// Receives from all of `rxs` until every one is closed and returns the count.
+/// Each receiver gets its own waker; one task polls only the receivers woken since
+/// its last turn (all of them at first) and drains each until it is pending, as
+/// futures' `select_all` does. None of the Debian-packaged peers offers a select over
+/// a run-time number of channels (futures-util and tokio-stream are not packaged),
+/// so this is the merge every async peer uses in row 13b.
 pub async fn merge_count<R>(
     mut rxs: Vec<R>,
     mut poll: impl FnMut(&mut R, &mut Context<'_>) -> Poll<Option<u64>>,
 ) -> u64 {
+    let woken = Arc::new(Woken { state: Mutex::new(((0..rxs.len()).collect(), None)) });
+    let slots: Vec<Arc<Slot>> = (0..rxs.len())
+        .map(|index| Arc::new(Slot { index, queued: AtomicBool::new(true), woken: Arc::clone(&woken) }))
+        .collect();
+    let wakers: Vec<Waker> = slots.iter().map(|slot| Waker::from(Arc::clone(slot))).collect();
+    let mut closed = vec![false; rxs.len()];
+    let mut open = rxs.len();
     let mut received = 0;
-    poll_fn(move |cx| loop {
-        let mut progressed = false;
-        let mut i = 0;
-        while i < rxs.len() {
-            match poll(&mut rxs[i], cx) {
-                Poll::Ready(Some(_)) => {
-                    received += 1;
-                    progressed = true;
+    let mut turn = Vec::new();
+    poll_fn(move |cx| {
+        {
+            let mut state = woken.state.lock().unwrap();
+            if !state.1.as_ref().map_or(false, |w| w.will_wake(cx.waker())) {
+                state.1 = Some(cx.waker().clone());
+            }
+            std::mem::swap(&mut state.0, &mut turn);
+        }
+        // One turn per poll: a receiver woken meanwhile has woken this task already,
+        // and returning lets tokio's cooperative budget refill.
+        for i in turn.drain(..) {
+            slots[i].queued.swap(false, Ordering::AcqRel);
+            if closed[i] {
+                continue;
+            }
+            let mut rx_cx = Context::from_waker(&wakers[i]);
+            loop {
+                match poll(&mut rxs[i], &mut rx_cx) {
+                    Poll::Ready(Some(_)) => received += 1,
+                    Poll::Ready(None) => {
+                        closed[i] = true;
+                        open -= 1;
+                        break;
+                    }
+                    Poll::Pending => break,
                 }
-                Poll::Ready(None) => {
-                    rxs.swap_remove(i);
-                    progressed = true;
-                }
-                Poll::Pending => i += 1,
             }
         }
-        if rxs.is_empty() {
-            return Poll::Ready(received);
-        }
-        if !progressed {
-            return Poll::Pending;
+        if open == 0 {
+            Poll::Ready(received)
+        } else {
+            Poll::Pending
         }
     })
     .await
