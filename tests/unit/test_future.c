@@ -1,0 +1,955 @@
+/* Unit tests of the send/recv futures and the waker contract (zchan/mpmc.h,
+ * zchan/waker.h, spec/api.md), on one thread with counting wakers and manual polling:
+ * who is woken, how often, in which order, and what cancel passes on. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include <zchan/mpmc.h>
+
+#include "counting_waker.h"
+
+enum { WAITERS = 3 };
+
+/* A channel of uint64_t, and a counting waker per future. */
+typedef struct fixture {
+    zc_sender *tx;
+    zc_receiver *rx;
+    atomic_uint clock;
+    counting_waker cw[WAITERS];
+    zc_waker w[WAITERS];
+} fixture;
+
+static void fixture_init(fixture *f, size_t cap) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_status s = cap == 0 ? zc_unbounded(&cfg, &f->tx, &f->rx)
+                           : zc_bounded(cap, &cfg, &f->tx, &f->rx);
+    assert_int_equal(s, ZC_OK);
+    atomic_init(&f->clock, 0);
+    for (int i = 0; i < WAITERS; i++) {
+        counting_waker_init(&f->cw[i]);
+        f->cw[i].clock = &f->clock;
+        f->w[i] = counting_waker_of(&f->cw[i]);
+    }
+}
+
+static void fixture_done(fixture *f) {
+    zc_sender_drop(f->tx);
+    zc_receiver_drop(f->rx);
+}
+
+static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
+
+static void send_u64(zc_sender *tx, uint64_t v) {
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+}
+
+static void expect_u64(zc_receiver *rx, uint64_t want) {
+    uint64_t got = ~want;
+    assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+    assert_int_equal(got, want);
+}
+
+static size_t channel_len(fixture *f) {
+    zc_info info;
+    assert_int_equal(zc_sender_info(f->tx, &info), ZC_OK);
+    return info.len;
+}
+
+/* Poll r and expect ZC_OK with want. */
+static void expect_poll_u64(zc_recv *r, const zc_waker *w, uint64_t want) {
+    uint64_t got = ~want;
+    assert_int_equal(zc_recv_poll(r, w, &got), ZC_OK);
+    assert_int_equal(got, want);
+}
+
+static void expect_poll_pending(zc_recv *r, const zc_waker *w) {
+    uint64_t got = 0xdeadbeef;
+    assert_int_equal(zc_recv_poll(r, w, &got), ZC_PENDING);
+    assert_int_equal(got, 0xdeadbeef);
+}
+
+/* Fill a bounded channel of capacity 1 and leave n send futures pending on it, each with
+ * its own waker and message 100 + i. */
+static void pend_senders(fixture *f, zc_send *s, uint64_t *msgs, int n) {
+    send_u64(f->tx, 1);
+    for (int i = 0; i < n; i++) {
+        msgs[i] = 100 + (uint64_t)i;
+        zc_send_init(&s[i], f->tx, &msgs[i]);
+        assert_int_equal(zc_send_poll(&s[i], &f->w[i]), ZC_PENDING);
+    }
+}
+
+/* ---- receive futures ------------------------------------------------------------------
+ */
+
+static void
+test_recv_poll_on_empty_channel_returns_pending_and_a_send_wakes_it_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    assert_int_equal(wakes(&f, 0), 0);
+    send_u64(f.tx, 7);
+    assert_int_equal(wakes(&f, 0), 1);
+    send_u64(f.tx, 8); /* at most once per registration */
+    assert_int_equal(wakes(&f, 0), 1);
+    expect_poll_u64(&r, &f.w[0], 7);
+    send_u64(f.tx, 9); /* completed: never woken again */
+    assert_int_equal(wakes(&f, 0), 1);
+    expect_poll_u64(&r, &f.w[0], 8);
+    expect_poll_u64(&r, &f.w[0], 9);
+    fixture_done(&f);
+}
+
+static void test_recv_poll_with_a_message_waiting_completes_at_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_u64(f.tx, 5);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_u64(&r, &f.w[0], 5);
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(channel_len(&f), 0);
+    fixture_done(&f);
+}
+
+static void
+test_two_pending_receivers_are_woken_one_per_send_in_registration_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r[2];
+    for (int i = 0; i < 2; i++) {
+        zc_recv_init(&r[i], f.rx);
+        expect_poll_pending(&r[i], &f.w[i]);
+    }
+    send_u64(f.tx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    send_u64(f.tx, 2);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(counting_waker_order(&f.cw[0]), 1);
+    assert_int_equal(counting_waker_order(&f.cw[1]), 2);
+    expect_poll_u64(&r[0], &f.w[0], 1);
+    expect_poll_u64(&r[1], &f.w[1], 2);
+    fixture_done(&f);
+}
+
+static void
+test_three_pending_receivers_and_one_message_make_exactly_one_wake(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r[WAITERS];
+    for (int i = 0; i < WAITERS; i++) {
+        zc_recv_init(&r[i], f.rx);
+        expect_poll_pending(&r[i], &f.w[i]);
+    }
+    send_u64(f.tx, 1);
+    assert_int_equal(wakes(&f, 0), 1); /* the first to register */
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(wakes(&f, 2), 0);
+    expect_poll_u64(&r[0], &f.w[0], 1);
+    zc_recv_cancel(&r[1]);
+    zc_recv_cancel(&r[2]);
+    assert_int_equal(wakes(&f, 1), 0); /* cancelling un-woken waiters passes nothing on */
+    assert_int_equal(wakes(&f, 2), 0);
+    fixture_done(&f);
+}
+
+static void test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r[2];
+    for (int i = 0; i < 2; i++) {
+        zc_recv_init(&r[i], f.rx);
+        expect_poll_pending(&r[i], &f.w[i]);
+    }
+    send_u64(f.tx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    zc_recv_cancel(&r[0]); /* took no message; the wake goes to r[1] */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(channel_len(&f), 1);
+    expect_poll_u64(&r[1], &f.w[1], 1);
+    fixture_done(&f);
+}
+
+static void test_cancelled_recv_starts_over_when_polled_again(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    zc_recv_cancel(&r);
+    send_u64(f.tx, 1); /* deregistered: not woken */
+    assert_int_equal(wakes(&f, 0), 0);
+    expect_poll_u64(&r, &f.w[0], 1);
+    expect_poll_pending(&r, &f.w[1]);
+    send_u64(f.tx, 2);
+    assert_int_equal(wakes(&f, 1), 1);
+    expect_poll_u64(&r, &f.w[1], 2);
+    fixture_done(&f);
+}
+
+static void test_later_poll_replaces_the_waker(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    expect_poll_pending(&r, &f.w[1]);
+    send_u64(f.tx, 1);
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(wakes(&f, 1), 1);
+    expect_poll_u64(&r, &f.w[1], 1);
+    fixture_done(&f);
+}
+
+static void test_repolling_with_the_same_waker_keeps_one_registration(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r, other;
+    zc_recv_init(&r, f.rx);
+    zc_recv_init(&other, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    expect_poll_pending(&other, &f.w[1]);
+    expect_poll_pending(&r, &f.w[0]); /* still first in line, registered once */
+    send_u64(f.tx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    send_u64(f.tx, 2);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    expect_poll_u64(&r, &f.w[0], 1);
+    expect_poll_u64(&other, &f.w[1], 2);
+    fixture_done(&f);
+}
+
+static void test_recv_future_is_a_stream_that_ends_with_closed(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    for (uint64_t i = 0; i < 3; i++)
+        send_u64(f.tx, i);
+    for (uint64_t i = 0; i < 3; i++)
+        expect_poll_u64(&r, &f.w[0], i);
+    expect_poll_pending(&r, &f.w[0]);
+    send_u64(f.tx, 3);
+    assert_int_equal(wakes(&f, 0), 1);
+    expect_poll_u64(&r, &f.w[0], 3);
+    expect_poll_pending(&r, &f.w[0]);
+    send_u64(f.tx, 4);
+    assert_true(zc_sender_close(f.tx)); /* close with a message left */
+    assert_int_equal(wakes(&f, 0), 2);
+    expect_poll_u64(&r, &f.w[0], 4);
+    uint64_t out = 0;
+    assert_int_equal(zc_recv_poll(&r, &f.w[0], &out), ZC_CLOSED);
+    assert_int_equal(zc_recv_poll(&r, &f.w[0], &out), ZC_CLOSED);
+    assert_int_equal(out, 0);
+    assert_int_equal(wakes(&f, 0), 2);
+    fixture_done(&f);
+}
+
+static void test_unbounded_send_wakes_a_pending_receiver(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    uint64_t msg = 42;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_OK); /* unbounded: never pends */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    expect_poll_u64(&r, &f.w[0], 42);
+    fixture_done(&f);
+}
+
+/* ---- send futures -----------------------------------------------------------------------
+ */
+
+static void test_send_future_on_full_channel_pends_until_a_recv_frees_a_slot(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    pend_senders(&f, s, msg, 1);
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(channel_len(&f), 1);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    assert_int_equal(channel_len(&f), 1);
+    expect_u64(f.rx, 100);
+    assert_int_equal(wakes(&f, 0), 1);
+    fixture_done(&f);
+}
+
+static void
+test_completed_send_polled_again_returns_ok_and_sends_nothing_more(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t msg = 3;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_OK);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_OK);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_OK);
+    assert_int_equal(channel_len(&f), 1);
+    zc_send_cancel(&s); /* completed: cancel is a no-op, it stays completed */
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_OK);
+    assert_int_equal(channel_len(&f), 1);
+    assert_int_equal(wakes(&f, 0) + wakes(&f, 1), 0);
+    fixture_done(&f);
+}
+
+static void test_send_that_saw_closed_polled_again_returns_closed(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    assert_true(zc_receiver_close(f.rx));
+    uint64_t msg = 3;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_CLOSED);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_CLOSED);
+    zc_send_cancel(&s);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_CLOSED);
+    assert_int_equal(msg, 3);
+    assert_int_equal(channel_len(&f), 0);
+    fixture_done(&f);
+}
+
+static void test_send_completed_ok_stays_ok_after_the_channel_closes(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t msg = 3;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_OK);
+    assert_true(zc_sender_close(f.tx));
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_OK);
+    expect_u64(f.rx, 3);
+    fixture_done(&f);
+}
+
+static void test_cancel_of_never_polled_futures_is_a_no_op(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t msg = 8;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    zc_send_cancel(&s);
+    assert_int_equal(channel_len(&f), 0);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_OK);
+    assert_int_equal(channel_len(&f), 1);
+
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    zc_recv_cancel(&r);
+    assert_int_equal(channel_len(&f), 1);
+    expect_poll_u64(&r, &f.w[1], 8);
+    assert_int_equal(wakes(&f, 0) + wakes(&f, 1), 0);
+    fixture_done(&f);
+}
+
+static void test_cancel_of_completed_recv_takes_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_u64(f.tx, 1);
+    send_u64(f.tx, 2);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_u64(&r, &f.w[0], 1);
+    zc_recv_cancel(&r);
+    assert_int_equal(channel_len(&f), 1);
+    expect_u64(f.rx, 2);
+    fixture_done(&f);
+}
+
+static void test_cancelled_send_sent_nothing_and_can_start_over(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    pend_senders(&f, s, msg, 1);
+    zc_send_cancel(&s[0]);
+    assert_int_equal(msg[0], 100);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 0), 0); /* deregistered before the slot was freed */
+    assert_int_equal(channel_len(&f), 0);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK); /* starts over */
+    expect_u64(f.rx, 100);
+    fixture_done(&f);
+}
+
+static void test_pending_senders_are_woken_one_per_freed_slot_in_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[2];
+    uint64_t msg[2];
+    pend_senders(&f, s, msg, 2);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    expect_u64(f.rx, 100);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 101);
+    assert_int_equal(counting_waker_order(&f.cw[0]), 1);
+    assert_int_equal(counting_waker_order(&f.cw[1]), 2);
+    fixture_done(&f);
+}
+
+static void
+test_woken_sender_cancelled_passes_the_wake_on_and_capacity_is_intact(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[2];
+    uint64_t msg[2];
+    pend_senders(&f, s, msg, 2);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    zc_send_cancel(&s[0]); /* sent nothing; the wake goes to s[1] */
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(channel_len(&f), 0);
+    zc_send_cancel(&s[1]); /* and nobody is left to pass it to */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(channel_len(&f), 0);
+    uint64_t v = 55; /* the freed slot is still there for anyone */
+    assert_int_equal(zc_try_send(f.tx, &v), ZC_OK);
+    assert_int_equal(zc_try_send(f.tx, &v), ZC_FULL);
+    expect_u64(f.rx, 55);
+    fixture_done(&f);
+}
+
+static void test_woken_sender_cancelled_lets_the_next_sender_complete(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[2];
+    uint64_t msg[2];
+    pend_senders(&f, s, msg, 2);
+    expect_u64(f.rx, 1);
+    zc_send_cancel(&s[0]);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 101);
+    uint64_t out;
+    assert_int_equal(zc_try_recv(f.rx, &out), ZC_EMPTY);
+    fixture_done(&f);
+}
+
+/* ---- who wakes whom
+ * ---------------------------------------------------------------------- */
+
+static void test_send_future_completion_wakes_a_pending_receiver(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    uint64_t msg = 6;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_OK);
+    assert_int_equal(wakes(&f, 0), 1);
+    expect_poll_u64(&r, &f.w[0], 6);
+    fixture_done(&f);
+}
+
+static void test_recv_future_completion_wakes_a_pending_sender(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    pend_senders(&f, s, msg, 1);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_u64(&r, &f.w[1], 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    expect_poll_u64(&r, &f.w[1], 100);
+    fixture_done(&f);
+}
+
+static void test_try_send_and_try_recv_wake_the_waiters_the_futures_would(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    send_u64(f.tx, 1); /* try_send wakes the pending receiver */
+    assert_int_equal(wakes(&f, 0), 1);
+    uint64_t msg = 2;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_PENDING);
+    expect_u64(f.rx, 1); /* try_recv wakes the pending sender */
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_OK);
+    expect_poll_u64(&r, &f.w[0], 2);
+    fixture_done(&f);
+}
+
+/* ---- close ------------------------------------------------------------------------------
+ */
+
+static void test_close_wakes_every_pending_sender_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[WAITERS];
+    uint64_t msg[WAITERS];
+    pend_senders(&f, s, msg, WAITERS);
+    assert_true(zc_receiver_close(f.rx));
+    for (int i = 0; i < WAITERS; i++) {
+        assert_int_equal(wakes(&f, i), 1);
+        assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_CLOSED);
+        assert_int_equal(msg[i], 100 + (uint64_t)i);
+    }
+    expect_u64(f.rx, 1); /* what was sent before the close is still received */
+    for (int i = 0; i < WAITERS; i++)
+        assert_int_equal(wakes(&f, i), 1);
+    fixture_done(&f);
+}
+
+static void test_close_wakes_every_pending_receiver_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r[WAITERS];
+    for (int i = 0; i < WAITERS; i++) {
+        zc_recv_init(&r[i], f.rx);
+        expect_poll_pending(&r[i], &f.w[i]);
+    }
+    assert_true(zc_sender_close(f.tx));
+    uint64_t out = 0;
+    for (int i = 0; i < WAITERS; i++) {
+        assert_int_equal(wakes(&f, i), 1);
+        assert_int_equal(zc_recv_poll(&r[i], &f.w[i], &out), ZC_CLOSED);
+    }
+    assert_int_equal(out, 0);
+    fixture_done(&f);
+}
+
+static void test_dropping_the_last_sender_wakes_every_pending_receiver(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    zc_recv r[WAITERS];
+    for (int i = 0; i < WAITERS; i++) {
+        zc_recv_init(&r[i], f.rx);
+        expect_poll_pending(&r[i], &f.w[i]);
+    }
+    zc_sender_drop(f.tx);
+    uint64_t out = 0;
+    for (int i = 0; i < WAITERS; i++) {
+        assert_int_equal(wakes(&f, i), 1);
+        assert_int_equal(zc_recv_poll(&r[i], &f.w[i], &out), ZC_CLOSED);
+    }
+    zc_receiver_drop(f.rx);
+}
+
+static void test_dropping_the_last_receiver_wakes_every_pending_sender(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[WAITERS];
+    uint64_t msg[WAITERS];
+    pend_senders(&f, s, msg, WAITERS);
+    zc_receiver_drop(f.rx);
+    for (int i = 0; i < WAITERS; i++) {
+        assert_int_equal(wakes(&f, i), 1);
+        assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_CLOSED);
+    }
+    zc_sender_drop(f.tx);
+}
+
+static void test_poll_after_close_wakes_nothing_and_pends_never(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    assert_true(zc_sender_close(f.tx));
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    uint64_t out = 0, msg = 1;
+    assert_int_equal(zc_recv_poll(&r, &f.w[0], &out), ZC_CLOSED);
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_CLOSED);
+    assert_int_equal(wakes(&f, 0) + wakes(&f, 1), 0);
+    fixture_done(&f);
+}
+
+/* ---- bad arguments
+ * ------------------------------------------------------------------------ */
+
+static void noop_wake(void *ctx) { (void)ctx; }
+
+static void
+test_poll_with_null_arguments_returns_einval_and_registers_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_waker null_wake = {NULL, &f.cw[0]};
+    uint64_t msg = 1, out = 0;
+
+    zc_send s;
+    assert_int_equal(zc_send_poll(NULL, &f.w[0]), ZC_EINVAL);
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, NULL), ZC_EINVAL);
+    assert_int_equal(zc_send_poll(&s, &null_wake), ZC_EINVAL);
+    zc_send_init(&s, NULL, &msg);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_EINVAL);
+    zc_send_init(&s, f.tx, NULL);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_EINVAL);
+    assert_int_equal(channel_len(&f), 0);
+
+    zc_recv r;
+    assert_int_equal(zc_recv_poll(NULL, &f.w[0], &out), ZC_EINVAL);
+    zc_recv_init(&r, f.rx);
+    assert_int_equal(zc_recv_poll(&r, NULL, &out), ZC_EINVAL);
+    assert_int_equal(zc_recv_poll(&r, &null_wake, &out), ZC_EINVAL);
+    assert_int_equal(zc_recv_poll(&r, &f.w[0], NULL), ZC_EINVAL);
+    zc_recv_init(&r, NULL);
+    assert_int_equal(zc_recv_poll(&r, &f.w[0], &out), ZC_EINVAL);
+
+    /* None of those registered a waiter: a send and a receive wake nobody. */
+    send_u64(f.tx, 2);
+    expect_u64(f.rx, 2);
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(out, 0);
+    fixture_done(&f);
+}
+
+static void test_einval_poll_of_a_full_channel_registers_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx, 1);
+    zc_waker null_wake = {NULL, NULL};
+    uint64_t msg = 2;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&s, &null_wake), ZC_EINVAL);
+    zc_waker noop = {noop_wake, NULL};
+    zc_send other;
+    zc_send_init(&other, f.tx, &msg);
+    assert_int_equal(zc_send_poll(&other, &f.w[1]), ZC_PENDING);
+    expect_u64(f.rx, 1); /* the only registered sender is the one woken */
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&other, &noop), ZC_OK);
+    expect_u64(f.rx, 2);
+    fixture_done(&f);
+}
+
+static void test_init_and_cancel_of_null_futures_do_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    uint64_t msg = 1;
+    zc_send_init(NULL, f.tx, &msg);
+    zc_send_cancel(NULL);
+    zc_recv_init(NULL, f.rx);
+    zc_recv_cancel(NULL);
+    assert_int_equal(channel_len(&f), 0);
+    fixture_done(&f);
+}
+
+/* ---- re-entrant wakers
+ * ---------------------------------------------------------------------- */
+
+/* What a re-entrant wake does, and what it saw. */
+typedef struct reentry {
+    fixture *f;
+    zc_recv *r;
+    zc_send *s;
+    zc_status status; /* of the call made inside wake */
+    uint64_t out;
+    int calls;
+} reentry;
+
+static void poll_recv_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->status = zc_recv_poll(re->r, &re->f->w[0], &re->out);
+}
+
+static void cancel_recv_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    zc_recv_cancel(re->r);
+}
+
+static void try_recv_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->status = zc_try_recv(re->f->rx, &re->out);
+}
+
+static void poll_send_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->status = zc_send_poll(re->s, &re->f->w[0]);
+}
+
+static void try_send_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    uint64_t v = 900;
+    re->status = zc_try_send(re->f->tx, &v);
+}
+
+static void cancel_send_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    zc_send_cancel(re->s);
+}
+
+/* A pending receive future whose waker runs hook(re) inside wake. */
+static void pend_reentrant_recv(fixture *f, zc_recv *r, reentry *re,
+                                void (*hook)(void *arg)) {
+    memset(re, 0, sizeof *re);
+    re->f = f;
+    re->r = r;
+    re->status = ZC_EINVAL;
+    f->cw[0].on_wake = hook;
+    f->cw[0].arg = re;
+    zc_recv_init(r, f->rx);
+    expect_poll_pending(r, &f->w[0]);
+}
+
+static void test_wake_that_polls_its_own_recv_future_completes_it(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    reentry re;
+    pend_reentrant_recv(&f, &r, &re, poll_recv_inside_wake);
+    send_u64(f.tx, 31);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(re.status, ZC_OK);
+    assert_int_equal(re.out, 31);
+    assert_int_equal(channel_len(&f), 0);
+    send_u64(f.tx, 32); /* completed inside wake: not registered any more */
+    assert_int_equal(re.calls, 1);
+    fixture_done(&f);
+}
+
+static void test_wake_that_cancels_its_own_recv_future_leaves_the_message(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    reentry re;
+    pend_reentrant_recv(&f, &r, &re, cancel_recv_inside_wake);
+    send_u64(f.tx, 31);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(channel_len(&f), 1);
+    send_u64(f.tx, 32);
+    assert_int_equal(re.calls, 1);
+    expect_u64(f.rx, 31);
+    expect_u64(f.rx, 32);
+    fixture_done(&f);
+}
+
+static void
+test_wake_that_cancels_its_recv_passes_the_wake_to_the_next_receiver(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r, next;
+    reentry re;
+    pend_reentrant_recv(&f, &r, &re, cancel_recv_inside_wake);
+    zc_recv_init(&next, f.rx);
+    expect_poll_pending(&next, &f.w[1]);
+    send_u64(f.tx, 31);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    expect_poll_u64(&next, &f.w[1], 31);
+    fixture_done(&f);
+}
+
+static void test_wake_that_calls_try_recv_takes_the_message(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    reentry re;
+    pend_reentrant_recv(&f, &r, &re, try_recv_inside_wake);
+    send_u64(f.tx, 31);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(re.status, ZC_OK);
+    assert_int_equal(re.out, 31);
+    f.cw[0].on_wake = NULL;
+    expect_poll_pending(&r, &f.w[0]); /* the message is gone: pending again */
+    send_u64(f.tx, 32);
+    assert_int_equal(wakes(&f, 0), 2);
+    expect_poll_u64(&r, &f.w[0], 32);
+    fixture_done(&f);
+}
+
+/* A pending send future on a full channel of capacity 1 whose waker runs hook(re). */
+static void pend_reentrant_send(fixture *f, zc_send *s, uint64_t *msg, reentry *re,
+                                void (*hook)(void *arg)) {
+    memset(re, 0, sizeof *re);
+    re->f = f;
+    re->s = s;
+    re->status = ZC_EINVAL;
+    f->cw[0].on_wake = hook;
+    f->cw[0].arg = re;
+    pend_senders(f, s, msg, 1);
+}
+
+static void test_wake_that_polls_its_own_send_future_completes_it(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    reentry re;
+    pend_reentrant_send(&f, s, msg, &re, poll_send_inside_wake);
+    expect_u64(f.rx, 1);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(re.status, ZC_OK);
+    assert_int_equal(channel_len(&f), 1);
+    expect_u64(f.rx, 100);
+    assert_int_equal(re.calls, 1);
+    fixture_done(&f);
+}
+
+static void test_wake_that_calls_try_send_fills_the_freed_slot(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    reentry re;
+    pend_reentrant_send(&f, s, msg, &re, try_send_inside_wake);
+    expect_u64(f.rx, 1);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(re.status, ZC_OK);
+    f.cw[0].on_wake = NULL;
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_PENDING); /* full again */
+    expect_u64(f.rx, 900);
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    expect_u64(f.rx, 100);
+    fixture_done(&f);
+}
+
+static void test_wake_that_cancels_its_own_send_future_sends_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    reentry re;
+    pend_reentrant_send(&f, s, msg, &re, cancel_send_inside_wake);
+    expect_u64(f.rx, 1);
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(channel_len(&f), 0);
+    uint64_t out;
+    assert_int_equal(zc_try_recv(f.rx, &out), ZC_EMPTY);
+    assert_int_equal(re.calls, 1);
+    fixture_done(&f);
+}
+
+static void test_close_runs_reentrant_wakes_without_deadlock(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r;
+    reentry re;
+    pend_reentrant_recv(&f, &r, &re, poll_recv_inside_wake);
+    assert_true(zc_sender_close(f.tx));
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(re.status, ZC_CLOSED);
+    fixture_done(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(
+            test_recv_poll_on_empty_channel_returns_pending_and_a_send_wakes_it_once),
+        cmocka_unit_test(test_recv_poll_with_a_message_waiting_completes_at_once),
+        cmocka_unit_test(
+            test_two_pending_receivers_are_woken_one_per_send_in_registration_order),
+        cmocka_unit_test(
+            test_three_pending_receivers_and_one_message_make_exactly_one_wake),
+        cmocka_unit_test(test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on),
+        cmocka_unit_test(test_cancelled_recv_starts_over_when_polled_again),
+        cmocka_unit_test(test_later_poll_replaces_the_waker),
+        cmocka_unit_test(test_repolling_with_the_same_waker_keeps_one_registration),
+        cmocka_unit_test(test_recv_future_is_a_stream_that_ends_with_closed),
+        cmocka_unit_test(test_unbounded_send_wakes_a_pending_receiver),
+        cmocka_unit_test(test_send_future_on_full_channel_pends_until_a_recv_frees_a_slot),
+        cmocka_unit_test(
+            test_completed_send_polled_again_returns_ok_and_sends_nothing_more),
+        cmocka_unit_test(test_send_that_saw_closed_polled_again_returns_closed),
+        cmocka_unit_test(test_send_completed_ok_stays_ok_after_the_channel_closes),
+        cmocka_unit_test(test_cancel_of_never_polled_futures_is_a_no_op),
+        cmocka_unit_test(test_cancel_of_completed_recv_takes_nothing),
+        cmocka_unit_test(test_cancelled_send_sent_nothing_and_can_start_over),
+        cmocka_unit_test(test_pending_senders_are_woken_one_per_freed_slot_in_order),
+        cmocka_unit_test(
+            test_woken_sender_cancelled_passes_the_wake_on_and_capacity_is_intact),
+        cmocka_unit_test(test_woken_sender_cancelled_lets_the_next_sender_complete),
+        cmocka_unit_test(test_send_future_completion_wakes_a_pending_receiver),
+        cmocka_unit_test(test_recv_future_completion_wakes_a_pending_sender),
+        cmocka_unit_test(test_try_send_and_try_recv_wake_the_waiters_the_futures_would),
+        cmocka_unit_test(test_close_wakes_every_pending_sender_once),
+        cmocka_unit_test(test_close_wakes_every_pending_receiver_once),
+        cmocka_unit_test(test_dropping_the_last_sender_wakes_every_pending_receiver),
+        cmocka_unit_test(test_dropping_the_last_receiver_wakes_every_pending_sender),
+        cmocka_unit_test(test_poll_after_close_wakes_nothing_and_pends_never),
+        cmocka_unit_test(
+            test_poll_with_null_arguments_returns_einval_and_registers_nothing),
+        cmocka_unit_test(test_einval_poll_of_a_full_channel_registers_nothing),
+        cmocka_unit_test(test_init_and_cancel_of_null_futures_do_nothing),
+        cmocka_unit_test(test_wake_that_polls_its_own_recv_future_completes_it),
+        cmocka_unit_test(test_wake_that_cancels_its_own_recv_future_leaves_the_message),
+        cmocka_unit_test(
+            test_wake_that_cancels_its_recv_passes_the_wake_to_the_next_receiver),
+        cmocka_unit_test(test_wake_that_calls_try_recv_takes_the_message),
+        cmocka_unit_test(test_wake_that_polls_its_own_send_future_completes_it),
+        cmocka_unit_test(test_wake_that_calls_try_send_fills_the_freed_slot),
+        cmocka_unit_test(test_wake_that_cancels_its_own_send_future_sends_nothing),
+        cmocka_unit_test(test_close_runs_reentrant_wakes_without_deadlock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,246 @@
+/* Unit tests of zchan/typed.h: a channel of a struct type through every generated
+ * function, futures and the blocking layer included. (typed_wrong_type.c, compiled by
+ * ctest, checks that the wrong type does not compile.) */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include <zchan/typed.h>
+
+#include "counting_waker.h"
+
+typedef struct reading {
+    int sensor;
+    double value;
+    char unit[6];
+} reading;
+
+ZC_DEFINE_CHANNEL(readings, reading)
+
+static reading make_reading(int sensor) {
+    reading r;
+    memset(&r, 0, sizeof r); /* padding too, so memcmp compares what was sent */
+    r.sensor = sensor;
+    r.value = sensor * 0.5;
+    memcpy(r.unit, "degC", 5);
+    return r;
+}
+
+static void expect_reading(const reading *got, int sensor) {
+    reading want = make_reading(sensor);
+    assert_int_equal(got->sensor, want.sensor);
+    assert_true(got->value == want.value);
+    assert_string_equal(got->unit, want.unit);
+}
+
+static void test_typed_bounded_round_trip_keeps_every_field(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(2, &tx, &rx), ZC_OK);
+    assert_int_equal(readings_try_send(tx, make_reading(1)), ZC_OK);
+    assert_int_equal(readings_try_send(tx, make_reading(2)), ZC_OK);
+    assert_int_equal(readings_try_send(tx, make_reading(3)), ZC_FULL);
+    reading got;
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    expect_reading(&got, 1);
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    expect_reading(&got, 2);
+    assert_int_equal(readings_try_recv(rx, &got), ZC_EMPTY);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+}
+
+static void test_typed_channel_info_clone_close_and_drop(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_unbounded(&tx, &rx), ZC_OK);
+    readings_sender *tx2 = readings_sender_clone(tx);
+    readings_receiver *rx2 = readings_receiver_clone(rx);
+    assert_non_null(tx2);
+    assert_non_null(rx2);
+    assert_int_equal(readings_try_send(tx2, make_reading(4)), ZC_OK);
+    zc_info info;
+    assert_int_equal(readings_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, 1);
+    assert_int_equal(info.capacity, SIZE_MAX);
+    assert_int_equal(info.senders, 2);
+    assert_int_equal(info.receivers, 2);
+    assert_false(info.closed);
+    assert_true(readings_receiver_close(rx2));
+    assert_false(readings_sender_close(tx));
+    assert_int_equal(readings_receiver_info(rx, &info), ZC_OK);
+    assert_true(info.closed);
+    assert_int_equal(readings_try_send(tx, make_reading(5)), ZC_CLOSED);
+    reading got;
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    expect_reading(&got, 4);
+    assert_int_equal(readings_try_recv(rx, &got), ZC_CLOSED);
+    readings_sender_drop(tx2);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx2);
+    readings_receiver_drop(rx);
+}
+
+static void count_reading_drop(void *msg, void *ctx) {
+    reading r;
+    memcpy(&r, msg, sizeof r); /* msg need not be aligned for reading */
+    int *sum = ctx;
+    *sum += r.sensor;
+}
+
+static void test_typed_with_constructors_pass_drop_msg_through(void **state) {
+    (void)state;
+    int sum = 0;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded_with(4, count_reading_drop, &sum, &tx, &rx), ZC_OK);
+    assert_int_equal(readings_try_send(tx, make_reading(10)), ZC_OK);
+    assert_int_equal(readings_try_send(tx, make_reading(20)), ZC_OK);
+    reading got;
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    readings_receiver_drop(rx);
+    assert_int_equal(sum, 20);
+    readings_sender_drop(tx);
+
+    sum = 0;
+    assert_int_equal(readings_unbounded_with(count_reading_drop, &sum, &tx, &rx), ZC_OK);
+    for (int i = 1; i <= 40; i++) /* more than one segment */
+        assert_int_equal(readings_try_send(tx, make_reading(i)), ZC_OK);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+    assert_int_equal(sum, 40 * 41 / 2);
+}
+
+static void test_typed_constructors_reject_bad_arguments(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(0, &tx, &rx), ZC_EINVAL);
+    assert_null(tx);
+    assert_null(rx);
+    assert_int_equal(readings_unbounded(NULL, &rx), ZC_EINVAL);
+    assert_null(rx);
+}
+
+static void test_typed_futures_pend_wake_and_complete(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(1, &tx, &rx), ZC_OK);
+    counting_waker rcw, scw;
+    counting_waker_init(&rcw);
+    counting_waker_init(&scw);
+    zc_waker rw = counting_waker_of(&rcw), sw = counting_waker_of(&scw);
+
+    readings_recv r;
+    readings_recv_init(&r, rx);
+    reading got;
+    assert_int_equal(readings_recv_poll(&r, &rw, &got), ZC_PENDING);
+
+    readings_send s1, s2;
+    readings_send_init(&s1, tx, make_reading(7));
+    readings_send_init(&s2, tx, make_reading(8));
+    assert_int_equal(readings_send_poll(&s1, &sw), ZC_OK);
+    assert_int_equal(counting_waker_count(&rcw), 1);
+    assert_int_equal(readings_send_poll(&s2, &sw), ZC_PENDING); /* capacity 1 */
+
+    assert_int_equal(readings_recv_poll(&r, &rw, &got), ZC_OK);
+    expect_reading(&got, 7);
+    assert_int_equal(counting_waker_count(&scw), 1);
+    assert_int_equal(readings_send_poll(&s2, &sw), ZC_OK);
+    assert_int_equal(readings_recv_poll(&r, &rw, &got), ZC_OK); /* a stream */
+    expect_reading(&got, 8);
+
+    assert_int_equal(readings_recv_poll(&r, &rw, &got), ZC_PENDING);
+    readings_recv_cancel(&r);
+    assert_true(readings_sender_close(tx));
+    assert_int_equal(counting_waker_count(&rcw), 1); /* cancelled: not woken by close */
+    assert_int_equal(readings_recv_poll(&r, &rw, &got), ZC_CLOSED);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+}
+
+static void test_typed_send_future_keeps_its_message_after_closed_or_cancel(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(1, &tx, &rx), ZC_OK);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    assert_int_equal(readings_try_send(tx, make_reading(1)), ZC_OK);
+
+    readings_send s;
+    readings_send_init(&s, tx, make_reading(2));
+    assert_int_equal(readings_send_poll(&s, &w), ZC_PENDING);
+    readings_send_cancel(&s);
+    expect_reading(readings_send_msg(&s), 2);
+
+    assert_true(readings_receiver_close(rx));
+    assert_int_equal(readings_send_poll(&s, &w), ZC_CLOSED);
+    expect_reading(readings_send_msg(&s), 2);
+    assert_int_equal(counting_waker_count(&cw), 0);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+}
+
+static void test_typed_null_futures_are_einval_or_ignored(void **state) {
+    (void)state;
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    reading got;
+    readings_send_init(NULL, NULL, make_reading(1));
+    readings_send_cancel(NULL);
+    readings_recv_init(NULL, NULL);
+    readings_recv_cancel(NULL);
+    assert_null(readings_send_msg(NULL));
+    assert_int_equal(readings_send_poll(NULL, &w), ZC_EINVAL);
+    assert_int_equal(readings_recv_poll(NULL, &w, &got), ZC_EINVAL);
+    readings_send s;
+    readings_send_init(&s, NULL, make_reading(1));
+    assert_int_equal(readings_send_poll(&s, &w), ZC_EINVAL);
+    readings_recv r;
+    readings_recv_init(&r, NULL);
+    assert_int_equal(readings_recv_poll(&r, &w, &got), ZC_EINVAL);
+}
+
+static void test_typed_blocking_and_timeout_forms(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(1, &tx, &rx), ZC_OK);
+    reading got;
+    assert_int_equal(readings_recv_timeout(rx, &got, 0), ZC_TIMEDOUT);
+    assert_int_equal(readings_send_blocking(tx, make_reading(1)), ZC_OK);
+    assert_int_equal(readings_send_timeout(tx, make_reading(2), 0), ZC_TIMEDOUT);
+    assert_int_equal(readings_send_timeout(tx, make_reading(2), 1000000), ZC_TIMEDOUT);
+    assert_int_equal(readings_recv_blocking(rx, &got), ZC_OK);
+    expect_reading(&got, 1);
+    assert_int_equal(readings_send_timeout(tx, make_reading(3), UINT64_MAX), ZC_OK);
+    assert_int_equal(readings_recv_timeout(rx, &got, UINT64_MAX), ZC_OK);
+    expect_reading(&got, 3);
+    readings_sender_drop(tx);
+    assert_int_equal(readings_recv_blocking(rx, &got), ZC_CLOSED);
+    readings_receiver_drop(rx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_typed_bounded_round_trip_keeps_every_field),
+        cmocka_unit_test(test_typed_channel_info_clone_close_and_drop),
+        cmocka_unit_test(test_typed_with_constructors_pass_drop_msg_through),
+        cmocka_unit_test(test_typed_constructors_reject_bad_arguments),
+        cmocka_unit_test(test_typed_futures_pend_wake_and_complete),
+        cmocka_unit_test(test_typed_send_future_keeps_its_message_after_closed_or_cancel),
+        cmocka_unit_test(test_typed_null_futures_are_einval_or_ignored),
+        cmocka_unit_test(test_typed_blocking_and_timeout_forms),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

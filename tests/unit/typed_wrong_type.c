@@ -1,0 +1,67 @@
+/* Compile-only test of zchan/typed.h: passing the wrong type to a typed channel must not
+ * compile (with -Werror, as CI builds). Built by ctest once per case:
+ *   -DWRONG=0      every call uses the right type: must compile;
+ *   -DWRONG=n > 0  only case n uses a wrong type: must fail (WILL_FAIL),
+ * so each failure can only come from that one wrong type, never from another error. */
+#include <zchan/typed.h>
+
+#ifndef WRONG
+#error "define WRONG: 0 for the right types, 1..5 for one wrong case"
+#endif
+
+typedef struct point {
+    int x, y;
+} point;
+
+ZC_DEFINE_CHANNEL(ints, int)
+ZC_DEFINE_CHANNEL(points, point)
+
+int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *ptx,
+                           points_receiver *prx);
+int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *ptx,
+                           points_receiver *prx) {
+    int n = 0;
+    point p = {1, 2};
+
+    /* 1: a double * where an int * is expected. */
+#if WRONG == 1
+    double d;
+    n += ints_try_recv(irx, &d);
+#else
+    int i;
+    n += ints_try_recv(irx, &i);
+#endif
+
+    /* 2: another channel's sender. */
+#if WRONG == 2
+    n += ints_try_send(ptx, 3);
+#else
+    n += ints_try_send(itx, 3);
+#endif
+
+    /* 3: a struct where an int is expected. */
+#if WRONG == 3
+    n += ints_try_send(itx, p);
+#else
+    n += points_try_send(ptx, p);
+#endif
+
+    /* 4: another channel's receive future. */
+    ints_recv ir;
+    points_recv pr;
+    ints_recv_init(&ir, irx);
+    points_recv_init(&pr, prx);
+#if WRONG == 4
+    n += ints_recv_poll(&pr, NULL, &p.x);
+#else
+    n += ints_recv_poll(&ir, NULL, &p.x);
+#endif
+
+    /* 5: a typed handle where a byte handle is expected. */
+#if WRONG == 5
+    n += zc_try_send(itx, &p.y);
+#else
+    n += ints_try_send(itx, p.y);
+#endif
+    return n;
+}
