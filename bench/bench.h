@@ -1,0 +1,166 @@
+/**
+ * @file bench/bench.h
+ * The C benchmark harness: the implementation table every channel fills in, the
+ * command line, the clock and the CSV output shared by zchan_bench and zchan_bench_mem.
+ *
+ * Output protocol (shared with bench/rust and bench/go): one CSV line per measurement,
+ * `row,impl,run,value,unit`, on stdout; notes go to stderr. See bench/README.md.
+ */
+#ifndef ZCHAN_BENCH_H
+#define ZCHAN_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** What an implementation offers. */
+enum {
+    IMPL_BOUNDED = 1u << 0,   /**< make(cap) with cap >= 1 works */
+    IMPL_UNBOUNDED = 1u << 1, /**< make(0) gives an unbounded channel */
+};
+
+/**
+ * One channel implementation, called through this table by the thread rows. Messages are
+ * non-zero uint64_t values (GAsyncQueue cannot carry NULL).
+ *
+ * pairs and batches are the single-thread rows; each implementation generates them with
+ * BENCH_ST_LOOPS from its own static inline try operations, so those loops make direct
+ * calls, as a program using the channel would.
+ */
+typedef struct bench_impl {
+    const char *name; /**< the impl column of the CSV */
+    unsigned flags;   /**< IMPL_BOUNDED | IMPL_UNBOUNDED */
+    /** A new channel: cap messages (exactly, or more where the note says), 0 = unbounded. */
+    void *(*make)(size_t cap);
+    void (*destroy)(void *ch);
+    /** Send v, waiting (or spinning and yielding) while the channel is full. */
+    void (*send)(void *ch, uint64_t v);
+    /** Receive one message, waiting (or spinning and yielding) while it is empty. */
+    uint64_t (*recv)(void *ch);
+    /** Rows 1-2: n times a send then a receive; returns the sum received. */
+    uint64_t (*pairs)(void *ch, long n);
+    /** Rows 3-4: n times `batch` sends then `batch` receives; returns the sum received. */
+    uint64_t (*batches)(void *ch, long n, int batch);
+    const char *note; /**< one line for stderr: how it waits, what capacity it really has */
+} bench_impl;
+
+/** Report a failed operation or a wrong checksum on stderr and exit(1). */
+_Noreturn void bench_fail(const char *impl, const char *what);
+
+/**
+ * Define NAME_pairs and NAME_batches from static inline bool NAME_try_send(void *,
+ * uint64_t) and bool NAME_try_recv(void *, uint64_t *). A failed try is a bug here (the
+ * rows never overfill or overdrain), so it ends the program.
+ */
+#define BENCH_ST_LOOPS(NAME) BENCH_PAIR_LOOP(NAME) BENCH_BATCH_LOOP(NAME)
+
+/** NAME_pairs alone (see BENCH_ST_LOOPS). */
+#define BENCH_PAIR_LOOP(NAME)                                                              \
+    static uint64_t NAME##_pairs(void *ch, long n)                                         \
+    {                                                                                      \
+        uint64_t sum = 0, v;                                                               \
+        for (long i = 1; i <= n; i++) {                                                    \
+            if (!NAME##_try_send(ch, (uint64_t)i) || !NAME##_try_recv(ch, &v))             \
+                bench_fail(#NAME, "pair");                                                 \
+            sum += v;                                                                      \
+        }                                                                                  \
+        return sum;                                                                        \
+    }
+
+/** NAME_batches alone (see BENCH_ST_LOOPS). */
+#define BENCH_BATCH_LOOP(NAME)                                                             \
+    static uint64_t NAME##_batches(void *ch, long n, int batch)                            \
+    {                                                                                      \
+        uint64_t sum = 0, v;                                                               \
+        for (long b = 0; b < n; b++) {                                                     \
+            for (int i = 1; i <= batch; i++)                                               \
+                if (!NAME##_try_send(ch, (uint64_t)i))                                     \
+                    bench_fail(#NAME, "batch send");                                       \
+            for (int i = 1; i <= batch; i++) {                                             \
+                if (!NAME##_try_recv(ch, &v))                                              \
+                    bench_fail(#NAME, "batch recv");                                       \
+                sum += v;                                                                  \
+            }                                                                              \
+        }                                                                                  \
+        return sum;                                                                        \
+    }
+
+/** Retry a non-waiting ring operation: a few pause instructions, then sched_yield. */
+void bench_backoff(unsigned *tries);
+
+/* The implementations; a peer whose library was not found is NULL. */
+extern const bench_impl bench_zchan;
+extern const bench_impl bench_mutex;
+extern const bench_impl *const bench_gasync; /* NULL without GLib */
+extern const bench_impl *const bench_ck;     /* NULL without Concurrency Kit */
+extern const bench_impl *const bench_rte;    /* NULL without DPDK */
+
+/** Every implementation that was built, zchan first; count in *n. */
+const bench_impl *const *bench_impls(size_t *n);
+
+/** Parsed command line. */
+typedef struct bench_opts {
+    int runs;          /**< --runs K (default 7; 3 with --quick) */
+    bool quick;        /**< --quick: counts / 10 */
+    const char *rows;  /**< --rows LIST (NULL = all) */
+    const char *impls; /**< --impls LIST (NULL = all) */
+    long count;        /**< --count N: zchan_bench's instruction-count mode (0 = off) */
+} bench_opts;
+
+/** Parse argv; prints usage and exits on a bad argument. */
+bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra);
+
+/**
+ * Whether a comma-separated LIST selects id: an item selects an id equal to it or
+ * starting with it and continuing with a non-digit ("13" selects "13a-N2-mt", "1" does
+ * not select "12"). NULL selects everything.
+ */
+bool bench_selected(const char *list, const char *id);
+
+/* ---- Rows (threads.c: any implementation; tasks.c: zchan on the example executor) ---- */
+
+/**
+ * Thread rows 5-6, 10-12: `senders` threads each send `per_sender` messages through one
+ * channel of capacity cap (0 = unbounded) to `receivers` threads, which take an equal
+ * share each. Threads are started first and released together.
+ *
+ * @return Nanoseconds from the release to the last join; exits if a message was lost.
+ */
+uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int receivers,
+                           long per_sender);
+
+/** Row 15: two threads bounce one message n times over two channels of capacity cap
+ *  (0 = unbounded). @return nanoseconds for the n round trips. */
+uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n);
+
+/**
+ * Task rows 7-9: zchan send/recv futures in tasks on an executor with `workers` threads
+ * (0: single-thread, run on the caller). Each sender task has a clone of the sender and
+ * drops it when done; receivers drain until ZC_CLOSED.
+ *
+ * @return Nanoseconds from the first spawn until ex_run returns.
+ */
+uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receivers,
+                         long per_sender);
+
+/**
+ * Row 13: n sender tasks send per_task messages each to one receiver task, either
+ * through one channel of capacity 1024 whose sender is cloned into every task (merged
+ * false), or through n channels of capacity 1024/n that the receiver polls round-robin
+ * (merged true: what a select would do, polled by hand).
+ */
+uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task);
+
+/** Row 15 with two tasks on a pool of two workers. @return nanoseconds for n round trips. */
+uint64_t bench_task_pingpong(long n);
+
+/** The sum of 1..n, the checksum of a row that sent n messages numbered from 1. */
+static inline uint64_t bench_sum_to(uint64_t n) { return n * (n + 1) / 2; }
+
+/** Monotonic clock in nanoseconds. */
+uint64_t bench_now_ns(void);
+
+/** Print one CSV line `row,impl,run,value,unit` and flush. */
+void bench_emit(const char *row, const char *impl, int run, double value, const char *unit);
+
+#endif /* ZCHAN_BENCH_H */

@@ -1,0 +1,121 @@
+/* Harness helpers shared by zchan_bench and zchan_bench_mem: see bench.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+_Noreturn void bench_fail(const char *impl, const char *what)
+{
+    fprintf(stderr, "bench: %s: %s failed\n", impl, what);
+    exit(1);
+}
+
+void bench_backoff(unsigned *tries)
+{
+    if (++*tries < 16)
+        CPU_RELAX();
+    else
+        sched_yield();
+}
+
+const bench_impl *const *bench_impls(size_t *n)
+{
+    static const bench_impl *all[5];
+    size_t k = 0;
+    all[k++] = &bench_zchan;
+    all[k++] = &bench_mutex;
+    if (bench_gasync)
+        all[k++] = bench_gasync;
+    if (bench_ck)
+        all[k++] = bench_ck;
+    if (bench_rte)
+        all[k++] = bench_rte;
+    *n = k;
+    return all;
+}
+
+static _Noreturn void usage(const char *prog, const char *extra)
+{
+    fprintf(stderr,
+            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST]%s\n"
+            "  --runs K      measured runs per row and implementation (default 7, quick 3)\n"
+            "  --quick       counts / 10\n"
+            "  --rows LIST   comma-separated row ids or prefixes (13 = every 13a/13b row)\n"
+            "  --impls LIST  comma-separated implementation names\n"
+            "Prints row,impl,run,value,unit lines on stdout.\n",
+            prog, extra);
+    exit(2);
+}
+
+bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
+{
+    bench_opts o = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--quick") == 0) {
+            o.quick = true;
+        } else if (strcmp(a, "--runs") == 0 && i + 1 < argc) {
+            o.runs = atoi(argv[++i]);
+            if (o.runs < 1)
+                usage(argv[0], usage_extra);
+        } else if (strcmp(a, "--rows") == 0 && i + 1 < argc) {
+            o.rows = argv[++i];
+        } else if (strcmp(a, "--count") == 0 && i + 1 < argc) {
+            o.count = atol(argv[++i]);
+            if (o.count < 1)
+                usage(argv[0], usage_extra);
+        } else if (strcmp(a, "--impls") == 0 && i + 1 < argc) {
+            o.impls = argv[++i];
+        } else {
+            usage(argv[0], usage_extra);
+        }
+    }
+    if (o.runs == 0)
+        o.runs = o.quick ? 3 : 7;
+    return o;
+}
+
+bool bench_selected(const char *list, const char *id)
+{
+    if (!list)
+        return true;
+    size_t idlen = strlen(id);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len > 0 && len <= idlen && strncmp(p, id, len) == 0 &&
+            (len == idlen || !(id[len] >= '0' && id[len] <= '9')))
+            return true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
+uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void bench_emit(const char *row, const char *impl, int run, double value, const char *unit)
+{
+    /* Whole numbers (bytes) in full; times to six significant digits. */
+    if (value == (double)(long long)value)
+        printf("%s,%s,%d,%lld,%s\n", row, impl, run, (long long)value, unit);
+    else
+        printf("%s,%s,%d,%.6g,%s\n", row, impl, run, value, unit);
+    fflush(stdout);
+}

@@ -1,0 +1,95 @@
+/* zchan in the implementation table: the thread rows use zc_send_blocking and
+ * zc_recv_blocking, rows 1-2 drive the futures with a no-op waker, rows 3-4 use the try
+ * operations. Every thread shares the one sender and receiver handle. */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <zchan/block.h>
+#include <zchan/mpmc.h>
+
+typedef struct zc_chan {
+    zc_sender *tx;
+    zc_receiver *rx;
+} zc_chan;
+
+static void *zcc_make(size_t cap)
+{
+    zc_chan *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    zc_status st = cap ? zc_bounded(cap, &cfg, &c->tx, &c->rx) : zc_unbounded(&cfg, &c->tx, &c->rx);
+    if (st != ZC_OK) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static void zcc_destroy(void *ch)
+{
+    zc_chan *c = ch;
+    zc_sender_drop(c->tx);
+    zc_receiver_drop(c->rx);
+    free(c);
+}
+
+static void zcc_send(void *ch, uint64_t v)
+{
+    if (zc_send_blocking(((zc_chan *)ch)->tx, &v) != ZC_OK)
+        bench_fail("zchan", "zc_send_blocking");
+}
+
+static uint64_t zcc_recv(void *ch)
+{
+    uint64_t v;
+    if (zc_recv_blocking(((zc_chan *)ch)->rx, &v) != ZC_OK)
+        bench_fail("zchan", "zc_recv_blocking");
+    return v;
+}
+
+static inline bool zcc_try_send(void *ch, uint64_t v)
+{
+    return zc_try_send(((zc_chan *)ch)->tx, &v) == ZC_OK;
+}
+
+static inline bool zcc_try_recv(void *ch, uint64_t *v)
+{
+    return zc_try_recv(((zc_chan *)ch)->rx, v) == ZC_OK;
+}
+BENCH_BATCH_LOOP(zcc)
+
+static void noop_wake(void *ctx) { (void)ctx; }
+
+/* Rows 1-2 through the futures: each pair inits a send future and polls it, then polls
+ * one receive future (a stream) for the message. Neither ever returns ZC_PENDING here. */
+static uint64_t zcc_future_pairs(void *ch, long n)
+{
+    zc_chan *c = ch;
+    const zc_waker noop = {noop_wake, NULL};
+    zc_send sf;
+    zc_recv rf;
+    uint64_t msg, out, sum = 0;
+    zc_recv_init(&rf, c->rx);
+    for (long i = 1; i <= n; i++) {
+        msg = (uint64_t)i;
+        zc_send_init(&sf, c->tx, &msg);
+        if (zc_send_poll(&sf, &noop) != ZC_OK || zc_recv_poll(&rf, &noop, &out) != ZC_OK)
+            bench_fail("zchan", "future pair");
+        sum += out;
+    }
+    return sum;
+}
+
+const bench_impl bench_zchan = {
+    .name = "zchan",
+    .flags = IMPL_BOUNDED | IMPL_UNBOUNDED,
+    .make = zcc_make,
+    .destroy = zcc_destroy,
+    .send = zcc_send,
+    .recv = zcc_recv,
+    .pairs = zcc_future_pairs,
+    .batches = zcc_batches,
+    .note = "zchan: rows 1-2 via zc_send_poll/zc_recv_poll (no-op waker), 3-4 via try ops, "
+            "thread rows via zc_*_blocking",
+};

@@ -1,0 +1,233 @@
+/* zchan_bench: every timed row of the benchmark issue for zchan and the C peers (row 14,
+ * memory, is zchan_bench_mem). Runs are interleaved: run 1 of every row and
+ * implementation, then run 2, ... after one unreported warm-up pass at a tenth of the
+ * counts. See bench/README.md for the rows and the output protocol. */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum row_kind {
+    ST_PAIRS,        /* rows 1-2 */
+    ST_BATCHES,      /* rows 3-4 */
+    THREAD_FLOW,     /* rows 5-6, 10-12 */
+    THREAD_PINGPONG, /* row 15 */
+    TASK_FLOW,       /* rows 7-9 (zchan only) */
+    TASK_MANY,       /* row 13 (zchan only) */
+    TASK_PINGPONG,   /* row 15 (zchan only) */
+} row_kind;
+
+typedef struct row {
+    char id[24];
+    row_kind kind;
+    const char *unit;
+    size_t cap; /* 0 = unbounded */
+    int senders, receivers;
+    unsigned workers; /* task rows: 0 = single-thread executor */
+    bool merged;      /* row 13b */
+} row;
+
+enum {
+    PAIRS = 1000000,   /* rows 1-2: send+recv pairs per run */
+    BATCHES = 1000,    /* rows 3-4: batches of 1024 per run */
+    BATCH = 1024,      /* messages per batch */
+    PER_SENDER = 10000, /* thread and task rows: messages per sender */
+    MANY_TOTAL = 1 << 20, /* row 13: messages per run, over all tasks */
+    RTTS = 20000,      /* row 15: round trips per run */
+};
+
+static size_t make_rows(row *rows, unsigned cores)
+{
+    static const row fixed[] = {
+        {"1", ST_PAIRS, "ns_per_pair", 1, 1, 1, 0, false},
+        {"2", ST_PAIRS, "ns_per_pair", 0, 1, 1, 0, false},
+        {"3", ST_BATCHES, "us_per_batch", BATCH, 1, 1, 0, false},
+        {"4", ST_BATCHES, "us_per_batch", 0, 1, 1, 0, false},
+        {"5", THREAD_FLOW, "ms_total", 16, 4, 4, 0, false},
+        {"6", THREAD_FLOW, "ms_total", 0, 4, 4, 0, false},
+        {"7", TASK_FLOW, "ms_total", 16, 4, 1, 4, false},
+        {"8", TASK_FLOW, "ms_total", 16, 4, 4, 4, false},
+        {"9", TASK_FLOW, "ns_per_msg", 16, 1, 1, 4, false},
+        {"10", THREAD_FLOW, "ms_total", 16, 1, 1, 0, false},
+        {"11", THREAD_FLOW, "ms_total", 1024, 1, 1, 0, false},
+        {"12", THREAD_FLOW, "ms_total", 16, 4, 1, 0, false},
+    };
+    static const int many_n[] = {2, 16, 64, 256, 512};
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        rows[k++] = fixed[i];
+    for (int merged = 0; merged <= 1; merged++)
+        for (size_t i = 0; i < sizeof many_n / sizeof many_n[0]; i++)
+            for (int mt = 1; mt >= 0; mt--) {
+                row r = {.kind = TASK_MANY, .unit = "ns_per_msg", .senders = many_n[i],
+                         .receivers = 1, .workers = mt ? cores : 0, .merged = merged};
+                snprintf(r.id, sizeof r.id, "13%c-N%d-%s", merged ? 'b' : 'a', many_n[i],
+                         mt ? "mt" : "st");
+                rows[k++] = r;
+            }
+    rows[k++] = (row){"15-threads", THREAD_PINGPONG, "ns_per_rtt", 1, 1, 1, 0, false};
+    rows[k++] = (row){"15-tasks", TASK_PINGPONG, "ns_per_rtt", 1, 1, 1, 2, false};
+    return k;
+}
+
+/* The floor of a send+recv pair on one thread (design.md 7.6): the two locked RMWs that
+ * claim a position on each side, and nothing else. */
+static struct {
+    _Alignas(64) atomic_ulong tail;
+    _Alignas(64) atomic_ulong head;
+} floor_ctr;
+
+static uint64_t floor_pairs(long n)
+{
+    uint64_t sum = 0;
+    for (long i = 1; i <= n; i++) {
+        /* seq_cst like a channel's claiming RMW; on x86 every order is the same lock xadd. */
+        atomic_fetch_add_explicit(&floor_ctr.tail, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&floor_ctr.head, 1, memory_order_seq_cst);
+        sum += (uint64_t)i;
+    }
+    return sum;
+}
+
+static bool impl_fits(const bench_impl *impl, const row *r)
+{
+    switch (r->kind) {
+    case ST_PAIRS:
+    case ST_BATCHES:
+    case THREAD_FLOW:
+        return impl->flags & (r->cap ? IMPL_BOUNDED : IMPL_UNBOUNDED);
+    case THREAD_PINGPONG:
+        return true; /* an unbounded-only queue runs it unbounded: one message in flight */
+    default:
+        return impl == &bench_zchan;
+    }
+}
+
+/* One measurement of row r with impl (NULL: the floor), counts divided by div. */
+static double measure(const row *r, const bench_impl *impl, long div)
+{
+    long pairs = PAIRS / div, batches = BATCHES / div, per = PER_SENDER / div;
+    long rtts = RTTS / div;
+    uint64_t ns;
+    switch (r->kind) {
+    case ST_PAIRS: {
+        void *ch = impl ? impl->make(r->cap) : NULL;
+        if (impl && !ch)
+            bench_fail(impl->name, "make");
+        uint64_t t0 = bench_now_ns();
+        uint64_t sum = impl ? impl->pairs(ch, pairs) : floor_pairs(pairs);
+        ns = bench_now_ns() - t0;
+        if (sum != bench_sum_to((uint64_t)pairs))
+            bench_fail(impl ? impl->name : "floor", "pairs checksum");
+        if (impl)
+            impl->destroy(ch);
+        return (double)ns / (double)pairs;
+    }
+    case ST_BATCHES: {
+        void *ch = impl->make(r->cap);
+        if (!ch)
+            bench_fail(impl->name, "make");
+        uint64_t t0 = bench_now_ns();
+        uint64_t sum = impl->batches(ch, batches, BATCH);
+        ns = bench_now_ns() - t0;
+        if (sum != (uint64_t)batches * bench_sum_to(BATCH))
+            bench_fail(impl->name, "batches checksum");
+        impl->destroy(ch);
+        return (double)ns / 1e3 / (double)batches;
+    }
+    case THREAD_FLOW:
+        return (double)bench_thread_flow(impl, r->cap, r->senders, r->receivers, per) / 1e6;
+    case THREAD_PINGPONG: {
+        size_t cap = impl->flags & IMPL_BOUNDED ? r->cap : 0;
+        return (double)bench_thread_pingpong(impl, cap, rtts) / (double)rtts;
+    }
+    case TASK_FLOW:
+        ns = bench_task_flow(r->workers, r->cap, r->senders, r->receivers, per);
+        if (strcmp(r->unit, "ns_per_msg") == 0)
+            return (double)ns / (double)(per * r->senders);
+        return (double)ns / 1e6;
+    case TASK_MANY: {
+        long per_task = MANY_TOTAL / r->senders / div;
+        ns = bench_task_many(r->workers, r->senders, r->merged, per_task);
+        return (double)ns / (double)(per_task * r->senders);
+    }
+    case TASK_PINGPONG:
+        return (double)bench_task_pingpong(rtts) / (double)rtts;
+    }
+    return 0;
+}
+
+/* --count N: run rows 1-4 once with exactly N pairs (or N batches) and print nothing:
+ * run.sh runs this under callgrind with N and 2N and divides the difference. */
+static void count_mode(const row *rows, size_t nrows, const bench_opts *o)
+{
+    size_t nimpl;
+    const bench_impl *const *impls = bench_impls(&nimpl);
+    for (size_t i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        if ((r->kind != ST_PAIRS && r->kind != ST_BATCHES) || !bench_selected(o->rows, r->id))
+            continue;
+        for (size_t j = 0; j < nimpl; j++) {
+            const bench_impl *impl = impls[j];
+            if (!bench_selected(o->impls, impl->name) || !impl_fits(impl, r))
+                continue;
+            void *ch = impl->make(r->cap);
+            if (!ch)
+                bench_fail(impl->name, "make");
+            if (r->kind == ST_PAIRS)
+                impl->pairs(ch, o->count);
+            else
+                impl->batches(ch, o->count, BATCH);
+            impl->destroy(ch);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o = bench_parse_args(argc, argv, " [--count N]");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    row rows[64];
+    size_t nrows = make_rows(rows, cores > 0 ? (unsigned)cores : 1);
+    if (o.count > 0) {
+        count_mode(rows, nrows, &o);
+        return 0;
+    }
+
+    size_t nimpl;
+    const bench_impl *const *impls = bench_impls(&nimpl);
+    for (size_t j = 0; j < nimpl; j++)
+        if (bench_selected(o.impls, impls[j]->name))
+            fprintf(stderr, "note: %s\n", impls[j]->note);
+    fprintf(stderr, "note: floor: two seq_cst fetch_adds on one thread per pair (rows 1-2)\n"
+                    "note: row 13b merges N channels with a hand-written round-robin poll of "
+                    "N receive futures (no select yet)\n");
+
+    long div = o.quick ? 10 : 1;
+    for (int run = 0; run <= o.runs; run++) { /* run 0: warm-up, not printed */
+        long d = run == 0 ? div * 10 : div;
+        for (size_t i = 0; i < nrows; i++) {
+            const row *r = &rows[i];
+            if (!bench_selected(o.rows, r->id))
+                continue;
+            for (size_t j = 0; j < nimpl; j++) {
+                const bench_impl *impl = impls[j];
+                if (!bench_selected(o.impls, impl->name) || !impl_fits(impl, r))
+                    continue;
+                double v = measure(r, impl, d);
+                if (run > 0)
+                    bench_emit(r->id, impl->name, run, v, r->unit);
+            }
+            if (r->kind == ST_PAIRS && bench_selected(o.impls, "floor")) {
+                double v = measure(r, NULL, d);
+                if (run > 0)
+                    bench_emit(r->id, "floor", run, v, r->unit);
+            }
+        }
+    }
+    return 0;
+}

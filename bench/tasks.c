@@ -1,0 +1,276 @@
+/* zchan task rows (7-9, 13, 15) on the example executor (examples/executor.h). Each task
+ * drives its futures in a loop until one returns ZC_PENDING, as an async fn would. */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <zchan/mpmc.h>
+
+#include "executor.h"
+
+/* Sends first .. last, then drops its sender handle (the last drop closes the channel). */
+typedef struct send_task {
+    ex_task base;
+    zc_sender *tx;
+    zc_send fut;
+    bool in_flight; /* fut holds msg and is not complete */
+    uint64_t msg, next, last;
+} send_task;
+
+static ex_result send_poll(ex_task *t, const zc_waker *w)
+{
+    send_task *s = (send_task *)t;
+    for (;;) {
+        if (!s->in_flight) {
+            if (s->next > s->last) {
+                zc_sender_drop(s->tx);
+                return EX_DONE;
+            }
+            s->msg = s->next++;
+            zc_send_init(&s->fut, s->tx, &s->msg);
+            s->in_flight = true;
+        }
+        zc_status st = zc_send_poll(&s->fut, w);
+        if (st == ZC_PENDING)
+            return EX_PENDING;
+        if (st != ZC_OK)
+            bench_fail("zchan", "task send");
+        s->in_flight = false;
+    }
+}
+
+/* Receives until the channel is closed and drained, then drops its receiver handle. */
+typedef struct recv_task {
+    ex_task base;
+    zc_receiver *rx;
+    zc_recv fut;
+    uint64_t sum;
+} recv_task;
+
+static ex_result recv_poll(ex_task *t, const zc_waker *w)
+{
+    recv_task *r = (recv_task *)t;
+    uint64_t v;
+    for (;;) {
+        zc_status st = zc_recv_poll(&r->fut, w, &v);
+        if (st == ZC_OK) {
+            r->sum += v;
+        } else if (st == ZC_PENDING) {
+            return EX_PENDING;
+        } else if (st == ZC_CLOSED) {
+            zc_receiver_drop(r->rx);
+            return EX_DONE;
+        } else {
+            bench_fail("zchan", "task recv");
+        }
+    }
+}
+
+static ex_executor *executor(unsigned workers)
+{
+    ex_executor *ex = ex_new(workers);
+    if (!ex)
+        bench_fail("zchan", "ex_new");
+    return ex;
+}
+
+static void spawn_senders(ex_executor *ex, send_task *ts, int n, zc_sender *tx, long per)
+{
+    for (int i = 0; i < n; i++) {
+        ts[i] = (send_task){.tx = zc_sender_clone(tx)};
+        ts[i].next = (uint64_t)(i * per) + 1;
+        ts[i].last = (uint64_t)((i + 1) * per);
+        ex_spawn(ex, &ts[i].base, send_poll);
+    }
+}
+
+uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receivers,
+                         long per_sender)
+{
+    ex_executor *ex = executor(workers);
+    send_task *ss = calloc((size_t)senders, sizeof *ss);
+    recv_task *rs = calloc((size_t)receivers, sizeof *rs);
+    zc_sender *tx;
+    zc_receiver *rx;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    if (!ss || !rs || zc_bounded(cap, &cfg, &tx, &rx) != ZC_OK)
+        bench_fail("zchan", "task flow setup");
+
+    uint64_t t0 = bench_now_ns();
+    for (int i = 0; i < receivers; i++) {
+        rs[i] = (recv_task){.rx = zc_receiver_clone(rx)};
+        zc_recv_init(&rs[i].fut, rs[i].rx);
+        ex_spawn(ex, &rs[i].base, recv_poll);
+    }
+    zc_receiver_drop(rx);
+    spawn_senders(ex, ss, senders, tx, per_sender);
+    zc_sender_drop(tx); /* now the last sender task's drop closes the channel */
+    ex_run(ex);
+    uint64_t ns = bench_now_ns() - t0;
+
+    uint64_t sum = 0;
+    for (int i = 0; i < receivers; i++)
+        sum += rs[i].sum;
+    if (sum != bench_sum_to((uint64_t)(per_sender * senders)))
+        bench_fail("zchan", "task flow checksum");
+    ex_free(ex);
+    free(rs);
+    free(ss);
+    return ns;
+}
+
+/* Row 13b's receiver: one receive future per channel, polled round-robin, one message
+ * from each ready channel per sweep; it waits (EX_PENDING) only after a sweep in which
+ * every open channel's future returned ZC_PENDING, so all of them hold its waker. This is
+ * what a select would do, by hand: every wake costs a sweep over all n futures. */
+typedef struct merge_task {
+    ex_task base;
+    int n, open;
+    zc_receiver **rx; /* NULL once that channel is closed and drained */
+    zc_recv *futs;
+    uint64_t sum;
+} merge_task;
+
+static ex_result merge_poll(ex_task *t, const zc_waker *w)
+{
+    merge_task *m = (merge_task *)t;
+    uint64_t v;
+    for (;;) {
+        bool progress = false;
+        for (int i = 0; i < m->n; i++) {
+            if (!m->rx[i])
+                continue;
+            zc_status st = zc_recv_poll(&m->futs[i], w, &v);
+            if (st == ZC_OK) {
+                m->sum += v;
+                progress = true;
+            } else if (st == ZC_CLOSED) {
+                zc_receiver_drop(m->rx[i]);
+                m->rx[i] = NULL;
+                m->open--;
+            } else if (st != ZC_PENDING) {
+                bench_fail("zchan", "merged recv");
+            }
+        }
+        if (m->open == 0)
+            return EX_DONE;
+        if (!progress)
+            return EX_PENDING;
+    }
+}
+
+uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task)
+{
+    ex_executor *ex = executor(workers);
+    send_task *ss = calloc((size_t)n, sizeof *ss);
+    zc_sender **txs = calloc((size_t)n, sizeof *txs);
+    zc_receiver **rxs = calloc((size_t)n, sizeof *rxs);
+    zc_recv *futs = calloc((size_t)n, sizeof *futs);
+    int chans = merged ? n : 1;
+    size_t cap = merged ? (size_t)(1024 / n) : 1024;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    if (!ss || !txs || !rxs || !futs)
+        bench_fail("zchan", "many setup");
+    for (int i = 0; i < chans; i++)
+        if (zc_bounded(cap, &cfg, &txs[i], &rxs[i]) != ZC_OK)
+            bench_fail("zchan", "many zc_bounded");
+
+    recv_task r = {.rx = rxs[0]};
+    merge_task m = {.n = n, .open = n, .rx = rxs, .futs = futs};
+    uint64_t t0 = bench_now_ns();
+    if (merged) {
+        for (int i = 0; i < n; i++)
+            zc_recv_init(&futs[i], rxs[i]);
+        ex_spawn(ex, &m.base, merge_poll);
+    } else {
+        zc_recv_init(&r.fut, r.rx);
+        ex_spawn(ex, &r.base, recv_poll);
+    }
+    for (int i = 0; i < n; i++)
+        spawn_senders(ex, &ss[i], 1, txs[merged ? i : 0], per_task);
+    for (int i = 0; i < chans; i++)
+        zc_sender_drop(txs[i]);
+    ex_run(ex);
+    uint64_t ns = bench_now_ns() - t0;
+
+    /* spawn_senders numbered each task's messages from 1: n copies of 1..per_task. */
+    if ((merged ? m.sum : r.sum) != (uint64_t)n * bench_sum_to((uint64_t)per_task))
+        bench_fail("zchan", "many checksum");
+    ex_free(ex);
+    free(futs);
+    free(rxs);
+    free(txs);
+    free(ss);
+    return ns;
+}
+
+/* One side of a ping-pong: the pinger sends 1..rounds and checks each echo, the ponger
+ * receives and echoes; each alternates a send future and a receive future. */
+typedef struct pp_task {
+    ex_task base;
+    zc_sender *tx;
+    zc_receiver *rx;
+    zc_send sf;
+    zc_recv rf;
+    bool sending, pinger;
+    uint64_t msg;
+    long rounds, done;
+} pp_task;
+
+static ex_result pp_poll(ex_task *t, const zc_waker *w)
+{
+    pp_task *p = (pp_task *)t;
+    for (;;) {
+        if (p->sending) {
+            zc_status st = zc_send_poll(&p->sf, w);
+            if (st == ZC_PENDING)
+                return EX_PENDING;
+            if (st != ZC_OK)
+                bench_fail("zchan", "ping-pong send");
+            p->sending = false;
+            if (!p->pinger && ++p->done == p->rounds)
+                return EX_DONE;
+        } else {
+            uint64_t v;
+            zc_status st = zc_recv_poll(&p->rf, w, &v);
+            if (st == ZC_PENDING)
+                return EX_PENDING;
+            if (st != ZC_OK || (p->pinger && v != p->msg))
+                bench_fail("zchan", "ping-pong recv");
+            if (p->pinger && ++p->done == p->rounds)
+                return EX_DONE;
+            p->msg = p->pinger ? v + 1 : v;
+            zc_send_init(&p->sf, p->tx, &p->msg);
+            p->sending = true;
+        }
+    }
+}
+
+uint64_t bench_task_pingpong(long n)
+{
+    ex_executor *ex = executor(2);
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    zc_sender *ping_tx, *pong_tx;
+    zc_receiver *ping_rx, *pong_rx;
+    if (zc_bounded(1, &cfg, &ping_tx, &ping_rx) != ZC_OK ||
+        zc_bounded(1, &cfg, &pong_tx, &pong_rx) != ZC_OK)
+        bench_fail("zchan", "ping-pong setup");
+    pp_task a = {.tx = ping_tx, .rx = pong_rx, .pinger = true, .sending = true, .msg = 1,
+                 .rounds = n};
+    pp_task b = {.tx = pong_tx, .rx = ping_rx, .rounds = n};
+    zc_send_init(&a.sf, a.tx, &a.msg);
+    zc_recv_init(&a.rf, a.rx);
+    zc_recv_init(&b.rf, b.rx);
+
+    uint64_t t0 = bench_now_ns();
+    ex_spawn(ex, &b.base, pp_poll);
+    ex_spawn(ex, &a.base, pp_poll);
+    ex_run(ex);
+    uint64_t ns = bench_now_ns() - t0;
+
+    ex_free(ex);
+    zc_sender_drop(ping_tx);
+    zc_sender_drop(pong_tx);
+    zc_receiver_drop(ping_rx);
+    zc_receiver_drop(pong_rx);
+    return ns;
+}

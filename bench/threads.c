@@ -1,0 +1,143 @@
+/* Thread rows over any implementation of the table: flows (rows 5-6, 10-12) and
+ * ping-pong (row 15). */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* A start gate: the threads check in, then wait (yielding, since there may be more of
+ * them than cores) until the main thread opens it, so that thread creation stays out of
+ * the measured time. */
+typedef struct gate {
+    atomic_int ready; /* threads checked in */
+    atomic_bool open;
+} gate;
+
+static void gate_wait(gate *g)
+{
+    /* Relaxed: only counted by gate_open, which orders nothing by it. */
+    atomic_fetch_add_explicit(&g->ready, 1, memory_order_relaxed);
+    /* Acquire pairs with the release in gate_open: the channel made before it is seen. */
+    while (!atomic_load_explicit(&g->open, memory_order_acquire))
+        sched_yield();
+}
+
+static uint64_t gate_open(gate *g, int threads)
+{
+    while (atomic_load_explicit(&g->ready, memory_order_relaxed) < threads)
+        sched_yield();
+    uint64_t t0 = bench_now_ns();
+    atomic_store_explicit(&g->open, true, memory_order_release);
+    return t0;
+}
+
+typedef struct worker {
+    const bench_impl *impl;
+    void *ch, *back; /* back: the second channel of a ping-pong */
+    gate *g;
+    uint64_t first; /* a sender sends first .. first + count - 1 */
+    long count;
+    uint64_t sum; /* a receiver's checksum */
+} worker;
+
+static void *sender_main(void *arg)
+{
+    worker *w = arg;
+    gate_wait(w->g);
+    for (long i = 0; i < w->count; i++)
+        w->impl->send(w->ch, w->first + (uint64_t)i);
+    return NULL;
+}
+
+static void *receiver_main(void *arg)
+{
+    worker *w = arg;
+    gate_wait(w->g);
+    uint64_t sum = 0;
+    for (long i = 0; i < w->count; i++)
+        sum += w->impl->recv(w->ch);
+    w->sum = sum;
+    return NULL;
+}
+
+uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int receivers,
+                           long per_sender)
+{
+    int n = senders + receivers;
+    long total = per_sender * senders;
+    worker *ws = calloc((size_t)n, sizeof *ws);
+    pthread_t *ts = calloc((size_t)n, sizeof *ts);
+    void *ch = impl->make(cap);
+    gate g = {0};
+    if (!ws || !ts || !ch)
+        bench_fail(impl->name, "setup");
+    for (int i = 0; i < n; i++) {
+        bool sends = i < senders;
+        int k = sends ? i : i - senders;
+        ws[i] = (worker){.impl = impl, .ch = ch, .g = &g};
+        ws[i].first = (uint64_t)(k * per_sender) + 1;
+        /* The receivers' shares add up to the total. */
+        ws[i].count = sends ? per_sender
+                            : total / receivers + (k < total % receivers ? 1 : 0);
+        if (pthread_create(&ts[i], NULL, sends ? sender_main : receiver_main, &ws[i]) != 0)
+            bench_fail(impl->name, "pthread_create");
+    }
+    uint64_t t0 = gate_open(&g, n);
+    uint64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_join(ts[i], NULL);
+        sum += ws[i].sum;
+    }
+    uint64_t ns = bench_now_ns() - t0;
+    if (sum != bench_sum_to((uint64_t)total))
+        bench_fail(impl->name, "thread flow checksum");
+    impl->destroy(ch);
+    free(ts);
+    free(ws);
+    return ns;
+}
+
+/* The echoing side of a ping-pong: receive on ch, send the same value back on back. */
+static void *pong_main(void *arg)
+{
+    worker *w = arg;
+    gate_wait(w->g);
+    for (long i = 0; i < w->count; i++)
+        w->impl->send(w->back, w->impl->recv(w->ch));
+    return NULL;
+}
+
+static void *ping_main(void *arg)
+{
+    worker *w = arg;
+    gate_wait(w->g);
+    for (long i = 1; i <= w->count; i++) {
+        w->impl->send(w->ch, (uint64_t)i);
+        w->sum += w->impl->recv(w->back);
+    }
+    return NULL;
+}
+
+uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n)
+{
+    void *ping = impl->make(cap), *pong = impl->make(cap);
+    gate g = {0};
+    worker ws[2] = {{.impl = impl, .ch = ping, .back = pong, .g = &g, .count = n},
+                    {.impl = impl, .ch = ping, .back = pong, .g = &g, .count = n}};
+    pthread_t ts[2];
+    if (!ping || !pong || pthread_create(&ts[0], NULL, ping_main, &ws[0]) != 0 ||
+        pthread_create(&ts[1], NULL, pong_main, &ws[1]) != 0)
+        bench_fail(impl->name, "ping-pong setup");
+    uint64_t t0 = gate_open(&g, 2);
+    pthread_join(ts[0], NULL);
+    pthread_join(ts[1], NULL);
+    uint64_t ns = bench_now_ns() - t0;
+    if (ws[0].sum != bench_sum_to((uint64_t)n))
+        bench_fail(impl->name, "ping-pong checksum");
+    impl->destroy(ping);
+    impl->destroy(pong);
+    return ns;
+}
