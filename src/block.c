@@ -44,49 +44,45 @@ static void recv_cancel(op *o) {
     zc_recv_cancel(&o->f.recv);
 }
 
-/* Drive o to a final status, or until deadline_ns (ZC__NO_DEADLINE: no limit). */
-static zc_status block_on(op *o, uint64_t deadline_ns) {
+/* Drive o to a final status, or for at most timeout_ns once it has to wait. */
+static zc_status block_on(op *o, uint64_t timeout_ns) {
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker waker = zc_parker_waker(&parker);
-    zc_status s;
-    while ((s = o->poll(o, &waker)) == ZC_PENDING) {
-        /* A deadline already past (timeout 0) still takes a permit that is there, so a
-         * future that asked to be polled again soon gets its next attempt. */
-        if (zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT) {
-            o->cancel(o);
-            s = ZC_TIMEDOUT;
-            break;
-        }
+    zc_status s = o->poll(o, &waker);
+    if (s == ZC_PENDING) {
+        /* The clock is read only by a call that has to wait. */
+        uint64_t deadline_ns = zc__deadline_ns(timeout_ns);
+        do {
+            /* A deadline already past (timeout 0) still takes a permit that is there, so
+             * a future that asked to be polled again soon gets its next attempt. */
+            if (zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT) {
+                o->cancel(o);
+                s = ZC_TIMEDOUT;
+                break;
+            }
+        } while ((s = o->poll(o, &waker)) == ZC_PENDING);
     }
     zc_parker_destroy(&parker);
     return s;
 }
 
-static zc_status send_until(zc_sender *tx, const void *msg, uint64_t deadline_ns) {
+zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
     op o = {.poll = send_poll, .cancel = send_cancel};
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return block_on(&o, deadline_ns);
-}
-
-static zc_status recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns) {
-    op o = {.poll = recv_poll, .cancel = recv_cancel, .out = out};
-    zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return block_on(&o, deadline_ns);
-}
-
-zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
-    return send_until(tx, msg, ZC__NO_DEADLINE);
-}
-
-zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
-    return recv_until(rx, out, ZC__NO_DEADLINE);
-}
-
-zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    return send_until(tx, msg, zc__deadline_ns(timeout_ns));
+    return block_on(&o, timeout_ns);
 }
 
 zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    return recv_until(rx, out, zc__deadline_ns(timeout_ns));
+    op o = {.poll = recv_poll, .cancel = recv_cancel, .out = out};
+    zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
+    return block_on(&o, timeout_ns);
+}
+
+zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
+    return zc_send_timeout(tx, msg, UINT64_MAX);
+}
+
+zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
+    return zc_recv_timeout(rx, out, UINT64_MAX);
 }

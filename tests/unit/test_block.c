@@ -31,6 +31,8 @@
 
 #define MS 1000000u /* nanoseconds */
 
+/* CLOCK_MONOTONIC, read here rather than through park.c: the timeouts under test are
+ * measured independently of the code that implements them. */
 static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
