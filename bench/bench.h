@@ -146,8 +146,9 @@ uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receiver
 /**
  * Row 13: n sender tasks send per_task messages each to one receiver task, either
  * through one channel of capacity 1024 whose sender is cloned into every task (merged
- * false), or through n channels of capacity 1024/n that the receiver polls round-robin
- * (merged true: what a select would do, polled by hand).
+ * false), or through n channels of capacity 1024/n merged by the receiver (merged true:
+ * one waker per receive future, and the task polls those woken, as select_all does;
+ * zchan has no select yet).
  */
 uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task);
 

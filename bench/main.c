@@ -204,8 +204,8 @@ int main(int argc, char **argv)
         if (bench_selected(o.impls, impls[j]->name))
             fprintf(stderr, "note: %s\n", impls[j]->note);
     fprintf(stderr, "note: floor: two seq_cst fetch_adds on one thread per pair (rows 1-2)\n"
-                    "note: row 13b merges N channels with a hand-written round-robin poll of "
-                    "N receive futures (no select yet)\n");
+                    "note: row 13b merges N channels by hand (no select yet): one waker per "
+                    "receive future, the task polls those woken, as select_all does\n");
 
     long div = o.quick ? 10 : 1;
     for (int run = 0; run <= o.runs; run++) { /* run 0: warm-up, not printed */

@@ -2,6 +2,8 @@
  * drives its futures in a loop until one returns ZC_PENDING, as an async fn would. */
 #include "bench.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <zchan/mpmc.h>
 
@@ -118,44 +120,80 @@ uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receiver
     return ns;
 }
 
-/* Row 13b's receiver: one receive future per channel, polled round-robin, one message
- * from each ready channel per sweep; it waits (EX_PENDING) only after a sweep in which
- * every open channel's future returned ZC_PENDING, so all of them hold its waker. This is
- * what a select would do, by hand: every wake costs a sweep over all n futures. */
-typedef struct merge_task {
+/* Row 13b's receiver: one receive future per channel, each with its own waker, and one
+ * task that polls only the futures woken since its last turn (all of them at first),
+ * draining each until it is pending, as Rust's select_all / FuturesUnordered do (and
+ * as bench/rust's merge does). zchan has no select yet: this is that merge by hand. */
+typedef struct merge_task merge_task;
+
+/* The waker context of future i: queued is true while i is on the woken list (or being
+ * drained), so a burst of wakes lists it once. */
+typedef struct merge_slot {
+    merge_task *m;
+    int index;
+    atomic_bool queued;
+} merge_slot;
+
+struct merge_task {
     ex_task base;
     int n, open;
     zc_receiver **rx; /* NULL once that channel is closed and drained */
     zc_recv *futs;
+    merge_slot *slots;
+    pthread_mutex_t mu; /* guards woken and nwoken */
+    int *woken, nwoken;
+    int *turn; /* the indexes taken from woken for this turn */
+    zc_waker task_waker; /* {ex_wake, &base}, the task's own waker */
     uint64_t sum;
-} merge_task;
+};
+
+static void merge_wake(void *ctx)
+{
+    merge_slot *s = ctx;
+    /* acq_rel pairs with the clearing exchange in merge_poll: whichever runs second sees
+     * what the other side did before it (the message published / the future drained). */
+    if (atomic_exchange_explicit(&s->queued, true, memory_order_acq_rel))
+        return;
+    merge_task *m = s->m;
+    pthread_mutex_lock(&m->mu);
+    m->woken[m->nwoken++] = s->index;
+    pthread_mutex_unlock(&m->mu);
+    m->task_waker.wake(m->task_waker.ctx);
+}
 
 static ex_result merge_poll(ex_task *t, const zc_waker *w)
 {
     merge_task *m = (merge_task *)t;
-    uint64_t v;
-    for (;;) {
-        bool progress = false;
-        for (int i = 0; i < m->n; i++) {
-            if (!m->rx[i])
-                continue;
-            zc_status st = zc_recv_poll(&m->futs[i], w, &v);
-            if (st == ZC_OK) {
-                m->sum += v;
-                progress = true;
-            } else if (st == ZC_CLOSED) {
-                zc_receiver_drop(m->rx[i]);
-                m->rx[i] = NULL;
-                m->open--;
-            } else if (st != ZC_PENDING) {
-                bench_fail("zchan", "merged recv");
-            }
+    (void)w; /* the same as m->task_waker, set before the spawn */
+    pthread_mutex_lock(&m->mu);
+    int nturn = m->nwoken;
+    int *turn = m->woken;
+    m->woken = m->turn;
+    m->turn = turn;
+    m->nwoken = 0;
+    pthread_mutex_unlock(&m->mu);
+
+    for (int k = 0; k < nturn; k++) {
+        int i = m->turn[k];
+        merge_slot *s = &m->slots[i];
+        atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel);
+        if (!m->rx[i])
+            continue;
+        const zc_waker own = {merge_wake, s};
+        uint64_t v;
+        zc_status st;
+        while ((st = zc_recv_poll(&m->futs[i], &own, &v)) == ZC_OK)
+            m->sum += v;
+        if (st == ZC_CLOSED) {
+            zc_receiver_drop(m->rx[i]);
+            m->rx[i] = NULL;
+            m->open--;
+        } else if (st != ZC_PENDING) {
+            bench_fail("zchan", "merged recv");
         }
-        if (m->open == 0)
-            return EX_DONE;
-        if (!progress)
-            return EX_PENDING;
     }
+    /* A future woken during this turn is on the woken list and has woken this task. */
+    return m->open == 0 ? EX_DONE : EX_PENDING;
 }
 
 uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task)
@@ -175,7 +213,18 @@ uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task)
             bench_fail("zchan", "many zc_bounded");
 
     recv_task r = {.rx = rxs[0]};
-    merge_task m = {.n = n, .open = n, .rx = rxs, .futs = futs};
+    merge_task m = {.n = n, .open = n, .rx = rxs, .futs = futs, .nwoken = n};
+    m.slots = calloc((size_t)n, sizeof *m.slots);
+    m.woken = calloc((size_t)n, sizeof *m.woken);
+    m.turn = calloc((size_t)n, sizeof *m.turn);
+    if (!m.slots || !m.woken || !m.turn)
+        bench_fail("zchan", "merge setup");
+    pthread_mutex_init(&m.mu, NULL);
+    m.task_waker = (zc_waker){ex_wake, &m.base};
+    for (int i = 0; i < n; i++) {
+        m.slots[i] = (merge_slot){.m = &m, .index = i, .queued = true};
+        m.woken[i] = i;
+    }
     uint64_t t0 = bench_now_ns();
     if (merged) {
         for (int i = 0; i < n; i++)
@@ -196,6 +245,10 @@ uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task)
     if ((merged ? m.sum : r.sum) != (uint64_t)n * bench_sum_to((uint64_t)per_task))
         bench_fail("zchan", "many checksum");
     ex_free(ex);
+    pthread_mutex_destroy(&m.mu);
+    free(m.turn);
+    free(m.woken);
+    free(m.slots);
     free(futs);
     free(rxs);
     free(txs);
