@@ -1,0 +1,332 @@
+/*
+ * Unit tests of the examples' executor (executor.h), in both kinds: the single-thread
+ * executor (ex_new(0)) and a pool (ex_new(POOL)). A lost wake-up shows as a hang, which
+ * the ctest TIMEOUT turns into a failure. Pool threads never call cmocka's asserts: they
+ * count what they saw and the test thread checks it.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <zchan/mpmc.h>
+
+#include "executor.h"
+
+enum { POOL = 3 };
+static unsigned single = 0, pool = POOL;
+
+#define WORKERS(state) (*(unsigned *)*(state))
+
+/* ---- a task that counts its polls ------------------------------------------------------- */
+
+typedef struct counter {
+    ex_task task;
+    unsigned polls;     /* only the polling thread writes it; read after ex_run */
+    unsigned done_at; /* poll number that returns EX_DONE */
+} counter;
+
+/* Wakes itself (a yield) until its done_at'th poll. */
+static ex_result count_poll(ex_task *t, const zc_waker *w) {
+    counter *c = (counter *)t;
+    if (++c->polls >= c->done_at)
+        return EX_DONE;
+    w->wake(w->ctx);
+    return EX_PENDING;
+}
+
+static void test_run_with_no_task_returns_at_once(void **state) {
+    ex_executor *ex = ex_new(WORKERS(state));
+    assert_non_null(ex);
+    ex_run(ex);
+    ex_free(ex);
+}
+
+static void test_a_task_that_wakes_itself_is_polled_until_it_is_done(void **state) {
+    ex_executor *ex = ex_new(WORKERS(state));
+    assert_non_null(ex);
+    counter c[4] = {{.done_at = 1}, {.done_at = 2}, {.done_at = 7}, {.done_at = 100}};
+    for (int i = 0; i < 4; i++)
+        ex_spawn(ex, &c[i].task, count_poll);
+    ex_run(ex);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(c[i].polls, c[i].done_at);
+    ex_free(ex);
+}
+
+/* ---- wakes while running: one more poll, requeued behind the others ---------------------- */
+
+typedef struct pair {
+    ex_task a, b; /* two tasks of one test; each poll function finds the pair */
+    unsigned a_polls, b_polls;
+    unsigned a_polls_seen_by_b;
+} pair;
+
+/* a: poll 1 wakes itself three times; poll 2 waits without a wake (b wakes it); poll 3 ends. */
+static ex_result pair_a_poll(ex_task *t, const zc_waker *w) {
+    pair *p = (pair *)((char *)t - offsetof(pair, a));
+    if (++p->a_polls == 1) {
+        for (int i = 0; i < 3; i++)
+            w->wake(w->ctx);
+        return EX_PENDING;
+    }
+    return p->a_polls == 3 ? EX_DONE : EX_PENDING;
+}
+
+/* b: yields once (so that a's second poll comes first), then wakes a and ends. */
+static ex_result pair_b_poll(ex_task *t, const zc_waker *w) {
+    pair *p = (pair *)((char *)t - offsetof(pair, b));
+    if (++p->b_polls == 1) {
+        w->wake(w->ctx);
+        return EX_PENDING;
+    }
+    p->a_polls_seen_by_b = p->a_polls;
+    ex_wake(&p->a);
+    return EX_DONE;
+}
+
+static void test_several_wakes_during_a_poll_cause_exactly_one_more_poll(void **state) {
+    (void)state;
+    ex_executor *ex = ex_new(0); /* FIFO on one thread makes the order exact */
+    assert_non_null(ex);
+    pair p = {0};
+    ex_spawn(ex, &p.a, pair_a_poll);
+    ex_spawn(ex, &p.b, pair_b_poll);
+    ex_run(ex);
+    assert_int_equal(p.a_polls_seen_by_b, 2); /* three self-wakes made one extra poll */
+    assert_int_equal(p.a_polls, 3);
+    assert_int_equal(p.b_polls, 2);
+    ex_free(ex);
+}
+
+/* ---- wakes from other threads ----------------------------------------------------------- */
+
+enum { TASKS = 16, WAKERS = 2, WAKES = 200, TOTAL = WAKERS * WAKES };
+
+/* Each waker thread, for each task in turn: bump wanted, wake the task, and wait until a
+ * poll has seen the bump (a lost wake hangs right there). The task may end only once no
+ * wake of it can still be running (as a zchan future guarantees), so after it has seen
+ * every bump it yields until every waker's last ex_wake has returned. seq_cst throughout:
+ * a test, where the simplest correct order is the right one. */
+typedef struct woken {
+    ex_task task;
+    atomic_uint wanted;  /* bumps made before a wake */
+    atomic_uint seen;    /* wanted as the latest poll read it */
+    atomic_uint woke;    /* ex_wake calls that returned */
+    atomic_int in_poll;  /* 1 while a poll runs */
+    atomic_int overlaps; /* polls that found another poll of this task running */
+} woken;
+
+static ex_result woken_poll(ex_task *t, const zc_waker *w) {
+    woken *k = (woken *)t;
+    if (atomic_exchange(&k->in_poll, 1) != 0)
+        atomic_fetch_add(&k->overlaps, 1);
+    unsigned seen = atomic_load(&k->wanted);
+    atomic_store(&k->seen, seen);
+    bool done = seen == TOTAL && atomic_load(&k->woke) == TOTAL;
+    atomic_store(&k->in_poll, 0);
+    if (done)
+        return EX_DONE;
+    if (seen == TOTAL)
+        w->wake(w->ctx); /* yield until the wakers are out of ex_wake */
+    return EX_PENDING;
+}
+
+static void *waker_main(void *arg) {
+    woken *tasks = arg;
+    for (int i = 0; i < WAKES; i++) {
+        for (int j = 0; j < TASKS; j++) {
+            unsigned v = atomic_fetch_add(&tasks[j].wanted, 1) + 1;
+            ex_wake(&tasks[j]);
+            atomic_fetch_add(&tasks[j].woke, 1);
+            while (atomic_load(&tasks[j].seen) < v)
+                sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void test_wakes_from_other_threads_are_never_lost(void **state) {
+    ex_executor *ex = ex_new(WORKERS(state));
+    assert_non_null(ex);
+    woken tasks[TASKS];
+    for (int j = 0; j < TASKS; j++) {
+        tasks[j] = (woken){0};
+        ex_spawn(ex, &tasks[j].task, woken_poll);
+    }
+    pthread_t th[WAKERS];
+    for (int i = 0; i < WAKERS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, waker_main, tasks), 0);
+    ex_run(ex);
+    for (int i = 0; i < WAKERS; i++)
+        pthread_join(th[i], NULL);
+    for (int j = 0; j < TASKS; j++) {
+        assert_int_equal(atomic_load(&tasks[j].seen), TOTAL);
+        assert_int_equal(atomic_load(&tasks[j].overlaps), 0);
+    }
+    ex_free(ex);
+}
+
+/* ---- on_done and spawning from inside a poll --------------------------------------------- */
+
+static atomic_int done_calls;
+
+static void free_on_done(ex_task *t) {
+    atomic_fetch_add(&done_calls, 1);
+    free(t);
+}
+
+/* The executor of the test below, for its parent tasks to spawn on. */
+static ex_executor *parent_ex;
+
+/* A counter that spawns two heap counters (ended by on_done) on each of its polls. */
+static ex_result parent_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    for (unsigned i = 0; i < 2; i++) {
+        counter *c = calloc(1, sizeof *c);
+        if (c == NULL)
+            return EX_DONE; /* the count of done calls then fails the test */
+        c->done_at = 3 + i;
+        ex_spawn_then(parent_ex, &c->task, count_poll, free_on_done);
+    }
+    return count_poll(t, w);
+}
+
+static void test_on_done_runs_once_per_task_before_run_returns(void **state) {
+    parent_ex = ex_new(WORKERS(state));
+    assert_non_null(parent_ex);
+    atomic_store(&done_calls, 0);
+    for (int i = 0; i < 8; i++) {
+        counter *c = calloc(1, sizeof *c);
+        assert_non_null(c);
+        c->done_at = 1 + (unsigned)i % 3;
+        ex_spawn_then(parent_ex, &c->task, parent_poll, free_on_done);
+    }
+    ex_run(parent_ex);
+    /* 8 parents, each polled done_at times and spawning 2 children per poll. */
+    assert_int_equal(atomic_load(&done_calls), 8 + 2 * (3 * 1 + 3 * 2 + 2 * 3));
+    ex_free(parent_ex);
+}
+
+/* ---- tasks driven by zchan futures -------------------------------------------------------- */
+
+enum { SENDERS = 4, RECEIVERS = 2, PER_SENDER = 2000 };
+
+typedef struct sender {
+    ex_task task;
+    zc_sender *tx;
+    zc_send send;
+    uint64_t next, last, msg;
+    bool sending;
+    atomic_int failed;
+} sender;
+
+typedef struct receiver {
+    ex_task task;
+    zc_receiver *rx;
+    zc_recv recv;
+    uint64_t msg, sum, count;
+    atomic_int failed;
+} receiver;
+
+static ex_result sender_poll(ex_task *t, const zc_waker *w) {
+    sender *s = (sender *)t;
+    while (s->next <= s->last) {
+        if (!s->sending) {
+            s->msg = s->next;
+            zc_send_init(&s->send, s->tx, &s->msg);
+            s->sending = true;
+        }
+        zc_status st = zc_send_poll(&s->send, w);
+        if (st == ZC_PENDING)
+            return EX_PENDING;
+        s->sending = false;
+        if (st != ZC_OK)
+            atomic_store(&s->failed, 1);
+        s->next++;
+    }
+    zc_sender_drop(s->tx);
+    return EX_DONE;
+}
+
+static ex_result receiver_poll(ex_task *t, const zc_waker *w) {
+    receiver *r = (receiver *)t;
+    for (;;) {
+        zc_status st = zc_recv_poll(&r->recv, w, &r->msg);
+        if (st == ZC_PENDING)
+            return EX_PENDING;
+        if (st != ZC_OK) {
+            if (st != ZC_CLOSED)
+                atomic_store(&r->failed, 1);
+            zc_receiver_drop(r->rx);
+            return EX_DONE;
+        }
+        r->sum += r->msg;
+        r->count++;
+    }
+}
+
+static void test_tasks_exchange_every_message_through_a_small_channel(void **state) {
+    ex_executor *ex = ex_new(WORKERS(state));
+    assert_non_null(ex);
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(4, &(zc_config){.elem_size = sizeof(uint64_t)}, &tx, &rx),
+                     ZC_OK);
+    sender s[SENDERS];
+    receiver r[RECEIVERS];
+    for (int i = 0; i < RECEIVERS; i++) {
+        r[i] = (receiver){.rx = zc_receiver_clone(rx)};
+        zc_recv_init(&r[i].recv, r[i].rx);
+        ex_spawn(ex, &r[i].task, receiver_poll);
+    }
+    for (int i = 0; i < SENDERS; i++) {
+        s[i] = (sender){.tx = zc_sender_clone(tx),
+                        .next = (uint64_t)i * PER_SENDER + 1,
+                        .last = (uint64_t)(i + 1) * PER_SENDER};
+        ex_spawn(ex, &s[i].task, sender_poll);
+    }
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+    ex_run(ex);
+    uint64_t sum = 0, count = 0;
+    for (int i = 0; i < RECEIVERS; i++) {
+        assert_int_equal(atomic_load(&r[i].failed), 0);
+        sum += r[i].sum;
+        count += r[i].count;
+    }
+    for (int i = 0; i < SENDERS; i++)
+        assert_int_equal(atomic_load(&s[i].failed), 0);
+    const uint64_t n = SENDERS * PER_SENDER;
+    assert_int_equal(count, n);
+    assert_int_equal(sum, n * (n + 1) / 2);
+    ex_free(ex);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_prestate(test_run_with_no_task_returns_at_once, &single),
+        cmocka_unit_test_prestate(test_run_with_no_task_returns_at_once, &pool),
+        cmocka_unit_test_prestate(test_a_task_that_wakes_itself_is_polled_until_it_is_done,
+                                  &single),
+        cmocka_unit_test_prestate(test_a_task_that_wakes_itself_is_polled_until_it_is_done,
+                                  &pool),
+        cmocka_unit_test(test_several_wakes_during_a_poll_cause_exactly_one_more_poll),
+        cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &single),
+        cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &pool),
+        cmocka_unit_test_prestate(test_on_done_runs_once_per_task_before_run_returns, &single),
+        cmocka_unit_test_prestate(test_on_done_runs_once_per_task_before_run_returns, &pool),
+        cmocka_unit_test_prestate(test_tasks_exchange_every_message_through_a_small_channel,
+                                  &single),
+        cmocka_unit_test_prestate(test_tasks_exchange_every_message_through_a_small_channel,
+                                  &pool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
