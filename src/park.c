@@ -42,6 +42,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <time.h>
+#include <unistd.h> /* _POSIX_CLOCK_SELECTION */
 
 #include <zchan/config.h>
 
@@ -53,7 +54,6 @@
 #define USE_FUTEX 1
 #include <linux/futex.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 _Static_assert(sizeof(unsigned int) == 4, "a futex word is 32 bits");
 #else
 #define USE_FUTEX 0

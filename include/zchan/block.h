@@ -54,8 +54,9 @@ ZC_EXPORT void zc_parker_init(zc_parker *p);
  * before park is kept; several wakes before one park count as one.
  *
  * @param p  An initialised parker; must outlive every wake of the returned waker.
- * @return {wake, p}; wake is safe from any thread and never blocks. For p NULL,
- *         {NULL, NULL}: a waker every poll rejects with ZC_EINVAL.
+ * @return {wake, p}; wake is safe from any thread and never waits (the condvar
+ *         fallback holds the parker's mutex for a moment). For p NULL, {NULL, NULL}: a
+ *         waker every poll rejects with ZC_EINVAL.
  */
 ZC_EXPORT zc_waker zc_parker_waker(zc_parker *p);
 
