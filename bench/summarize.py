@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Summarise bench CSV lines (row,impl,run,value,unit) into one table.
+
+For each row and unit, each implementation's median and min-max over its runs, and for
+each peer the median over runs r of zchan[r] / peer[r] (ratios within one run, which
+cancel much of the machine's drift; < 1 means zchan took less time or memory).
+Prints the table, and optionally writes it as markdown (--md) and plots the main rows
+with gnuplot (--png). Standard library only.
+"""
+import argparse
+import csv
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROWS = {
+    "1": "send+recv pair, one thread, cap 1",
+    "2": "send+recv pair, one thread, unbounded",
+    "3": "1024 try_send + 1024 try_recv, cap 1024",
+    "4": "1024 try_send + 1024 try_recv, unbounded",
+    "5": "4 sender / 4 receiver threads, cap 16",
+    "6": "4 sender / 4 receiver threads, unbounded",
+    "7": "4 sender tasks / 1 receiver task, cap 16",
+    "8": "4 sender / 4 receiver tasks, cap 16",
+    "9": "1 sender / 1 receiver task, cap 16",
+    "10": "1 sender / 1 receiver thread, cap 16",
+    "11": "1 sender / 1 receiver thread, cap 1024",
+    "12": "4 sender threads / 1 receiver thread, cap 16",
+    "14-cap1": "bytes: bounded, cap 1",
+    "14-cap1024": "bytes: bounded, cap 1024",
+    "14-cap1000000": "bytes: bounded, cap 1,000,000",
+    "14-unbounded-full": "bytes: unbounded, 1,000,000 held",
+    "14-unbounded-drained": "bytes: unbounded, after draining them",
+    "15-threads": "ping-pong, two threads, 2 x bounded(1)",
+    "15-tasks": "ping-pong, two tasks on a 2-worker pool",
+}
+IMPL_ORDER = ["zchan", "mutex-condvar", "gasyncqueue", "ck_ring", "rte_ring",
+              "async-channel", "tokio", "flume", "crossbeam", "go", "floor"]
+MAIN_ROWS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
+             "15-threads", "15-tasks"]
+
+
+def describe(row):
+    if row in ROWS:
+        return ROWS[row]
+    m = re.fullmatch(r"13([ab])-N(\d+)-(mt|st)", row)
+    if m:
+        how = "1 channel, cloned sender" if m[1] == "a" else "N channels merged"
+        where = "pool" if m[3] == "mt" else "1 thread"
+        return f"{m[2]} sender tasks, {how}, {where}"
+    return ""
+
+
+def row_key(row):
+    """1, 2, ..., 12, 13a-N2-mt, ..., 15-tasks: numbers in numeric order."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", row)]
+
+
+def impl_key(impl):
+    return (IMPL_ORDER.index(impl) if impl in IMPL_ORDER else len(IMPL_ORDER), impl)
+
+
+def fmt(v):
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6 and v == int(v):
+        return f"{int(v):,}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def load(path):
+    data = {}  # (row, unit) -> impl -> {run: value}
+    with open(path, newline="") as f:
+        for rec in csv.reader(f):
+            if len(rec) != 5 or rec[0] == "row":
+                continue
+            row, impl, run, value, unit = rec
+            try:
+                data.setdefault((row, unit), {}).setdefault(impl, {})[int(run)] = float(value)
+            except ValueError:
+                print(f"summarize: skipping bad line {rec}", file=sys.stderr)
+    return data
+
+
+def summarise(data):
+    """Lines of (row, unit, impl, runs, median, lo, hi, ratio or None)."""
+    out = []
+    for (row, unit) in sorted(data, key=lambda k: (row_key(k[0]), k[1])):
+        impls = data[(row, unit)]
+        z = impls.get("zchan", {})
+        for impl in sorted(impls, key=impl_key):
+            runs = impls[impl]
+            vals = list(runs.values())
+            ratio = None
+            if impl != "zchan":
+                rs = [z[r] / runs[r] for r in runs if r in z and runs[r] > 0]
+                ratio = statistics.median(rs) if rs else None
+            out.append((row, unit, impl, len(vals), statistics.median(vals), min(vals),
+                        max(vals), ratio))
+    return out
+
+
+def print_table(lines):
+    head = ("row", "what", "unit", "impl", "runs", "median", "min-max", "zchan/impl")
+    rows = []
+    for row, unit, impl, n, med, lo, hi, ratio in lines:
+        rows.append((row, describe(row), unit, impl, str(n), fmt(med), f"{fmt(lo)}-{fmt(hi)}",
+                     "" if ratio is None else f"{ratio:.2f}"))
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    right = {4, 5, 6, 7}
+    for r in [head] + rows:
+        print("  ".join(c.rjust(w) if i in right else c.ljust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+
+
+def write_md(lines, path, note):
+    """A wide table: one line per row and unit, one column per implementation; a cell
+    is the median, its min-max, and for a peer the median per-run ratio zchan/peer."""
+    impls = sorted({l[2] for l in lines}, key=impl_key)
+    cells = {}
+    order = []
+    for row, unit, impl, n, med, lo, hi, ratio in lines:
+        if (row, unit) not in cells:
+            cells[(row, unit)] = {}
+            order.append((row, unit))
+        c = f"{fmt(med)} <sub>{fmt(lo)}-{fmt(hi)}</sub>"
+        if ratio is not None:
+            c += f" ×{ratio:.2f}"
+        cells[(row, unit)][impl] = c
+    with open(path, "w") as f:
+        f.write(f"Medians of the runs ({note}); small: min-max; ×r: median over runs of "
+                "zchan/peer within the same run (< 1: zchan is faster or smaller). "
+                "Made by `bench/run.sh`.\n\n")
+        f.write("| row | what | unit | " + " | ".join(impls) + " |\n")
+        f.write("|---|---|---|" + "---|" * len(impls) + "\n")
+        for key in order:
+            row, unit = key
+            f.write(f"| {row} | {describe(row)} | {unit} | " +
+                    " | ".join(cells[key].get(i, "—") for i in impls) + " |\n")
+
+
+def write_png(lines, path, note):
+    """Clustered bars: each implementation's median relative to zchan's, main rows."""
+    if not shutil.which("gnuplot"):
+        print("summarize: gnuplot not found (apt-get install gnuplot-nox): no plot",
+              file=sys.stderr)
+        return
+    med = {(l[0], l[2]): l[4] for l in lines if l[1] != "instr_per_pair"}
+    rows = [r for r in MAIN_ROWS if (r, "zchan") in med and med[(r, "zchan")] > 0]
+    impls = sorted({i for (r, i) in med if r in rows}, key=impl_key)
+    if not rows or not impls:
+        return
+    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as dat:
+        dat.write("row " + " ".join(f'"{i}"' for i in impls) + "\n")
+        for r in rows:
+            z = med[(r, "zchan")]
+            vals = [f"{med[(r, i)] / z:.4g}" if (r, i) in med and med[(r, i)] > 0 else "?"
+                    for i in impls]
+            dat.write(f'"{r}" ' + " ".join(vals) + "\n")
+    script = f"""
+set terminal pngcairo size 1400,600 noenhanced
+set output '{path}'
+set title 'time relative to zchan (median of runs; below 1 = faster than zchan), {note}'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.9 border -1
+set boxwidth 0.9
+set logscale y
+set grid ytics
+set datafile missing '?'
+set key outside right top
+set xlabel 'row'
+set xtics rotate by -25
+plot for [i=2:{len(impls) + 1}] '{dat.name}' using i:xtic(1) title columnheader(i)
+"""
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True,
+                       capture_output=True)
+    except subprocess.CalledProcessError as e:
+        print(f"summarize: gnuplot failed: {e.stderr.strip()}", file=sys.stderr)
+    finally:
+        os.unlink(dat.name)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("csv")
+    ap.add_argument("--md", help="write the markdown table here")
+    ap.add_argument("--png", help="write the gnuplot plot of the main rows here")
+    ap.add_argument("--note", default="", help="what run this was, for the titles")
+    a = ap.parse_args()
+    lines = summarise(load(a.csv))
+    if not lines:
+        sys.exit("summarize: no results in " + a.csv)
+    print_table(lines)
+    if a.md:
+        write_md(lines, a.md, a.note)
+    if a.png:
+        write_png(lines, a.png, a.note)
+
+
+if __name__ == "__main__":
+    main()
