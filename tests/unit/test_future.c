@@ -677,6 +677,32 @@ static void test_einval_poll_of_a_full_channel_registers_nothing(void **state) {
     fixture_done(&f);
 }
 
+/* Waker rule 3: after a poll returns anything but ZC_PENDING, the waker is never called
+ * again, so an executor may free the task. That holds for ZC_EINVAL too: a pending
+ * future polled with a bad argument must not stay registered with its old waker. */
+static void test_einval_poll_of_a_pending_future_leaves_no_waker_registered(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_recv r;
+    zc_recv_init(&r, f.rx);
+    expect_poll_pending(&r, &f.w[0]);
+    assert_int_equal(zc_recv_poll(&r, &f.w[0], NULL), ZC_EINVAL);
+    send_u64(f.tx, 1);
+    assert_int_equal(wakes(&f, 0), 0);
+
+    uint64_t msg = 2;
+    zc_send s;
+    zc_send_init(&s, f.tx, &msg); /* the channel is full */
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&s, NULL), ZC_EINVAL);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    zc_recv_cancel(&r);
+    zc_send_cancel(&s);
+    fixture_done(&f);
+}
+
 static void test_init_and_cancel_of_null_futures_do_nothing(void **state) {
     (void)state;
     fixture f;
@@ -940,6 +966,7 @@ int main(void) {
         cmocka_unit_test(
             test_poll_with_null_arguments_returns_einval_and_registers_nothing),
         cmocka_unit_test(test_einval_poll_of_a_full_channel_registers_nothing),
+        cmocka_unit_test(test_einval_poll_of_a_pending_future_leaves_no_waker_registered),
         cmocka_unit_test(test_init_and_cancel_of_null_futures_do_nothing),
         cmocka_unit_test(test_wake_that_polls_its_own_recv_future_completes_it),
         cmocka_unit_test(test_wake_that_cancels_its_own_recv_future_leaves_the_message),

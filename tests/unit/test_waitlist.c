@@ -1,0 +1,285 @@
+/* Unit tests of the waiter list (src/waitlist.h), one thread: node states through
+ * register, notify and unregister; FIFO order; waker replacement; wake-up passing; and
+ * wakes that re-enter the list. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "waitlist.h"
+
+#include "counting_waker.h"
+
+enum { NODES = 3 };
+
+typedef struct fixture {
+    zc__waitlist wl;
+    zc__waiter node[NODES];
+    atomic_uint clock;
+    counting_waker cw[NODES];
+    zc_waker w[NODES];
+} fixture;
+
+static void fixture_init(fixture *f) {
+    memset(f, 0, sizeof *f); /* nodes start IDLE, as a future's init leaves them */
+    zc__waitlist_init(&f->wl);
+    atomic_init(&f->clock, 0);
+    for (int i = 0; i < NODES; i++) {
+        counting_waker_init(&f->cw[i]);
+        f->cw[i].clock = &f->clock;
+        f->w[i] = counting_waker_of(&f->cw[i]);
+    }
+}
+
+static unsigned node_state(fixture *f, int i) {
+    return atomic_load_explicit(ZC__ATOMIC_UINT(f->node[i].zc__state),
+                                memory_order_relaxed);
+}
+
+static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
+
+static size_t waiters(fixture *f) {
+    return atomic_load_explicit(&f->wl.waiters, memory_order_relaxed);
+}
+
+static void test_new_list_has_no_waiters_and_notifies_nobody(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    assert_false(zc__waitlist_has_waiters(&f.wl));
+    assert_false(zc__waitlist_notify_one(&f.wl));
+    zc__waitlist_notify_all(&f.wl);
+    assert_int_equal(waiters(&f), 0);
+}
+
+static void test_register_makes_a_node_waiting_and_notify_wakes_it_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    assert_int_equal(node_state(&f, 0), ZC__IDLE);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_int_equal(node_state(&f, 0), ZC__WAITING);
+    assert_true(zc__waitlist_has_waiters(&f.wl));
+    assert_int_equal(waiters(&f), 1);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(node_state(&f, 0), ZC__WOKEN);
+    assert_false(zc__waitlist_has_waiters(&f.wl));
+    assert_false(zc__waitlist_notify_one(&f.wl)); /* unlinked on notify */
+    assert_int_equal(wakes(&f, 0), 1);
+}
+
+static void test_notify_one_wakes_in_registration_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    for (int i = 0; i < NODES; i++)
+        zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
+    assert_int_equal(waiters(&f), NODES);
+    for (int i = 0; i < NODES; i++) {
+        assert_true(zc__waitlist_notify_one(&f.wl));
+        for (int j = 0; j < NODES; j++)
+            assert_int_equal(wakes(&f, j), j <= i ? 1 : 0);
+        assert_int_equal(counting_waker_order(&f.cw[i]), (unsigned)i + 1);
+        assert_int_equal(waiters(&f), NODES - 1 - (size_t)i);
+    }
+    assert_false(zc__waitlist_notify_one(&f.wl));
+}
+
+static void test_notify_all_wakes_every_node_once_in_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    for (int i = 0; i < NODES; i++)
+        zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
+    zc__waitlist_notify_all(&f.wl);
+    for (int i = 0; i < NODES; i++) {
+        assert_int_equal(wakes(&f, i), 1);
+        assert_int_equal(counting_waker_order(&f.cw[i]), (unsigned)i + 1);
+        assert_int_equal(node_state(&f, i), ZC__WOKEN);
+    }
+    assert_int_equal(waiters(&f), 0);
+    assert_false(zc__waitlist_notify_one(&f.wl));
+}
+
+static void test_registering_a_waiting_node_again_only_replaces_its_waker(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[2]); /* same node, new waker */
+    assert_int_equal(waiters(&f), 2);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(wakes(&f, 2), 1); /* node 0 kept its place, with the new waker */
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_false(zc__waitlist_notify_one(&f.wl));
+}
+
+static void test_unregister_of_a_waiting_node_unlinks_it_without_a_wake(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
+    assert_int_equal(node_state(&f, 0), ZC__IDLE);
+    assert_int_equal(waiters(&f), 1);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(wakes(&f, 1), 1);
+}
+
+static void test_unregister_of_a_woken_node_reports_the_held_notification(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_true(zc__waitlist_unregister(&f.wl, &f.node[0]));
+    assert_int_equal(node_state(&f, 0), ZC__IDLE);
+    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0])); /* handed over once */
+}
+
+static void test_unregister_of_an_idle_node_does_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
+    assert_int_equal(node_state(&f, 0), ZC__IDLE);
+    assert_int_equal(waiters(&f), 0);
+}
+
+static void test_woken_node_registering_again_goes_to_the_front(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    assert_true(zc__waitlist_notify_one(&f.wl)); /* node 0 woken, lost the race */
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_int_equal(node_state(&f, 0), ZC__WAITING);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 0), 2); /* it keeps its turn */
+    assert_int_equal(wakes(&f, 1), 0);
+}
+
+static void test_idle_node_registering_again_goes_to_the_back(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0])); /* cancelled */
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(wakes(&f, 0), 0);
+}
+
+/* ---- wakes that re-enter the list ---------------------------------------------------- */
+
+typedef struct reentry {
+    fixture *f;
+    int node;    /* the node whose wake this is */
+    bool result; /* of the call made inside wake */
+    int calls;
+} reentry;
+
+static void unregister_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->result = zc__waitlist_unregister(&re->f->wl, &re->f->node[re->node]);
+}
+
+static void register_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->f->cw[re->node].on_wake = NULL; /* once */
+    zc__waitlist_register(&re->f->wl, &re->f->node[re->node], &re->f->w[re->node]);
+}
+
+static void notify_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->result = zc__waitlist_notify_one(&re->f->wl);
+}
+
+static void set_hook(fixture *f, reentry *re, int node, void (*hook)(void *)) {
+    memset(re, 0, sizeof *re);
+    re->f = f;
+    re->node = node;
+    f->cw[node].on_wake = hook;
+    f->cw[node].arg = re;
+}
+
+static void test_unregister_inside_its_own_wake_takes_the_node_over(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    reentry re;
+    set_hook(&f, &re, 0, unregister_inside_wake);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(re.calls, 1);
+    assert_true(re.result);                        /* it held the notification */
+    assert_int_equal(node_state(&f, 0), ZC__IDLE); /* the notifier left it alone */
+}
+
+static void test_register_inside_its_own_wake_waits_again(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    reentry re;
+    set_hook(&f, &re, 0, register_inside_wake);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(re.calls, 1);
+    assert_int_equal(node_state(&f, 0), ZC__WAITING); /* not overwritten with WOKEN */
+    assert_int_equal(waiters(&f), 1);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(node_state(&f, 0), ZC__WOKEN);
+}
+
+static void test_notify_inside_a_wake_wakes_the_next_node(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    reentry re;
+    set_hook(&f, &re, 0, notify_inside_wake);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(re.calls, 1);
+    assert_true(re.result);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(node_state(&f, 0), ZC__WOKEN);
+    assert_int_equal(node_state(&f, 1), ZC__WOKEN);
+    assert_int_equal(waiters(&f), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new_list_has_no_waiters_and_notifies_nobody),
+        cmocka_unit_test(test_register_makes_a_node_waiting_and_notify_wakes_it_once),
+        cmocka_unit_test(test_notify_one_wakes_in_registration_order),
+        cmocka_unit_test(test_notify_all_wakes_every_node_once_in_order),
+        cmocka_unit_test(test_registering_a_waiting_node_again_only_replaces_its_waker),
+        cmocka_unit_test(test_unregister_of_a_waiting_node_unlinks_it_without_a_wake),
+        cmocka_unit_test(test_unregister_of_a_woken_node_reports_the_held_notification),
+        cmocka_unit_test(test_unregister_of_an_idle_node_does_nothing),
+        cmocka_unit_test(test_woken_node_registering_again_goes_to_the_front),
+        cmocka_unit_test(test_idle_node_registering_again_goes_to_the_back),
+        cmocka_unit_test(test_unregister_inside_its_own_wake_takes_the_node_over),
+        cmocka_unit_test(test_register_inside_its_own_wake_waits_again),
+        cmocka_unit_test(test_notify_inside_a_wake_wakes_the_next_node),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
