@@ -46,10 +46,14 @@ struct ex_executor {
     pthread_t workers[];
 };
 
+/* The pool whose worker the calling thread is, if any. */
+static _Thread_local ex_executor *current_pool;
+
 /* Append a SCHEDULED task and wake whoever will run it. Called with ex->mu held; the
  * wake-up is issued under the lock too, so that once the caller unlocks it never touches
  * ex again (ex_run may return and ex_free run at once). */
 static void enqueue_locked(ex_executor *ex, ex_task *t) {
+    bool was_empty = ex->head == NULL;
     t->ex__next = NULL;
     if (ex->tail)
         ex->tail->ex__next = t;
@@ -62,8 +66,13 @@ static void enqueue_locked(ex_executor *ex, ex_task *t) {
             zc_waker w = zc_parker_waker(&ex->parker);
             w.wake(w.ctx);
         }
-    } else if (ex->idle > 0) {
-        pthread_cond_signal(&ex->work_cv); /* one worker: one task, no herd */
+    } else if (ex->idle > 0 && !(was_empty && current_pool == ex)) {
+        /* One worker for one task: no herd. Skipped when one of this pool's workers
+         * queues the only task: that worker takes it as soon as its poll returns, so
+         * two tasks that wake each other run back to back on one warm thread instead of
+         * paying a futex wake-up and a context switch per hand-over (tokio's LIFO slot
+         * does the same). */
+        pthread_cond_signal(&ex->work_cv);
     }
 }
 
@@ -145,6 +154,7 @@ static void run_task(ex_executor *ex, ex_task *t) {
 
 static void *worker_main(void *arg) {
     ex_executor *ex = arg;
+    current_pool = ex;
     pthread_mutex_lock(&ex->mu);
     for (;;) {
         if (ex->head) {

@@ -14,7 +14,9 @@
  *   parks that thread (zc_parker) while no task is runnable; other threads may wake its
  *   tasks and spawn new ones.
  * - ex_new(n), n >= 1: a pool of n worker threads sharing one FIFO run queue (a mutex and
- *   a condition variable; a push wakes at most one idle worker). ex_run only waits.
+ *   a condition variable). A push wakes at most one idle worker, and none when a worker
+ *   queues a task into the empty queue: it runs that task itself next, so two tasks that
+ *   wake each other stay on one thread. ex_run only waits.
  *
  * Each task moves through these states; every change is one atomic operation on the task:
  *
@@ -57,6 +59,8 @@ typedef enum ex_result {
  * only if one of them returned ZC_PENDING (or the task called w->wake itself to be polled
  * again, e.g. to yield). Return EX_DONE only once none of the task's futures is pending
  * any more (each completed or cancelled), so that no wake of this task can still come.
+ * A poll must not block (sleep, wait on a lock held across polls, call zc_*_blocking):
+ * the tasks it wakes may be waiting for it to return.
  *
  * @param t  The task, as given to ex_spawn; cast it to the user struct that embeds it.
  * @param w  {ex_wake, t}; valid for the task's whole life, so it may be kept.
