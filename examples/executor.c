@@ -31,7 +31,7 @@
 enum { IDLE, SCHEDULED, RUNNING, RUN_AGAIN, DONE };
 
 struct ex_executor {
-    pthread_mutex_t mu;   /* guards every field below it except the pool's threads */
+    pthread_mutex_t mu;   /* guards the fields from head to stopping */
     ex_task *head, *tail; /* FIFO of SCHEDULED tasks, linked through ex__next */
     size_t live;          /* spawned and not yet done */
     /* single-thread executor (nworkers == 0) */
@@ -42,7 +42,7 @@ struct ex_executor {
     bool stopping;        /* ex_free: workers exit once the queue is empty */
     pthread_cond_t work_cv; /* a task was queued, or stopping */
     pthread_cond_t done_cv; /* live dropped to 0 */
-    unsigned nworkers;
+    unsigned nworkers;      /* set once by ex_new, like workers */
     pthread_t workers[];
 };
 
