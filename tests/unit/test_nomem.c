@@ -1,0 +1,202 @@
+/* Unit tests of allocation failure (spec/api.md: ZC_ENOMEM, nothing changed). The
+ * binary is linked with -Wl,--wrap for malloc, calloc and aligned_alloc, so every
+ * allocation the (static) library makes goes through the wrappers below, which fail on
+ * demand. The tests do not assume how many allocations a call makes: they fail the
+ * first, then the second, ... until the call succeeds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <string.h>
+
+#include <zchan/mpmc.h>
+
+#include "counting_waker.h"
+
+/* Allocations that may still succeed; negative: all of them. */
+static long allocs_left = -1;
+
+static bool alloc_fails(void) {
+    if (allocs_left < 0)
+        return false;
+    if (allocs_left == 0)
+        return true;
+    allocs_left--;
+    return false;
+}
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_aligned_alloc(size_t align, size_t size);
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_aligned_alloc(size_t align, size_t size);
+
+void *__wrap_malloc(size_t size) { return alloc_fails() ? NULL : __real_malloc(size); }
+void *__wrap_calloc(size_t n, size_t size) {
+    return alloc_fails() ? NULL : __real_calloc(n, size);
+}
+void *__wrap_aligned_alloc(size_t align, size_t size) {
+    return alloc_fails() ? NULL : __real_aligned_alloc(align, size);
+}
+
+static int reset_allocator(void **state) {
+    (void)state;
+    allocs_left = -1;
+    return 0;
+}
+
+static int sentinel;
+#define NOT_NULL_TX ((zc_sender *)(void *)&sentinel)
+#define NOT_NULL_RX ((zc_receiver *)(void *)&sentinel)
+
+/* Make a channel with the k-th allocation failing, k = 0, 1, ...: each failure is
+ * ZC_ENOMEM with NULL handles and nothing leaked (LeakSanitizer), until one succeeds. */
+static void check_constructor_enomem(bool bounded) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    for (long k = 0;; k++) {
+        assert_true(k < 16); /* a constructor makes a handful of allocations at most */
+        zc_sender *tx = NOT_NULL_TX;
+        zc_receiver *rx = NOT_NULL_RX;
+        allocs_left = k;
+        zc_status s =
+            bounded ? zc_bounded(8, &cfg, &tx, &rx) : zc_unbounded(&cfg, &tx, &rx);
+        allocs_left = -1;
+        if (s == ZC_OK) {
+            assert_true(k > 0); /* the first allocation failing must fail the call */
+            zc_sender_drop(tx);
+            zc_receiver_drop(rx);
+            return;
+        }
+        assert_int_equal(s, ZC_ENOMEM);
+        assert_null(tx);
+        assert_null(rx);
+    }
+}
+
+static void
+test_bounded_returns_enomem_and_null_handles_when_allocation_fails(void **state) {
+    (void)state;
+    check_constructor_enomem(true);
+}
+
+static void
+test_unbounded_returns_enomem_and_null_handles_when_allocation_fails(void **state) {
+    (void)state;
+    check_constructor_enomem(false);
+}
+
+/* With `before` messages already sent, stop all allocation and send until ZC_ENOMEM:
+ * it must come within two segments' worth (one current, one spare at most), leave the
+ * channel unchanged, and the same send must succeed once memory is back. */
+static void check_unbounded_send_enomem(uint64_t before, bool with_future) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_unbounded(&cfg, &tx, &rx), ZC_OK);
+    uint64_t next = 0;
+    for (; next < before; next++)
+        assert_int_equal(zc_try_send(tx, &next), ZC_OK);
+
+    allocs_left = 0;
+    zc_status s;
+    zc_send fut;
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    for (;; next++) {
+        assert_true(next < before + 2 * 31 + 1);
+        if (with_future) {
+            zc_send_init(&fut, tx, &next);
+            s = zc_send_poll(&fut, &w);
+        } else {
+            s = zc_try_send(tx, &next);
+        }
+        if (s != ZC_OK)
+            break;
+    }
+    assert_int_equal(s, ZC_ENOMEM);
+    zc_info info;
+    assert_int_equal(zc_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, next); /* the failed send added nothing */
+    assert_false(info.closed);
+    assert_int_equal(zc_try_send(tx, &next), ZC_ENOMEM); /* still no memory */
+
+    allocs_left = -1;
+    if (with_future) /* the same future, polled again, now completes */
+        assert_int_equal(zc_send_poll(&fut, &w), ZC_OK);
+    else
+        assert_int_equal(zc_try_send(tx, &next), ZC_OK);
+    assert_int_equal(counting_waker_count(&cw), 0);
+    for (uint64_t i = 0; i <= next; i++) {
+        uint64_t got = ~i;
+        assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+        assert_int_equal(got, i);
+    }
+    uint64_t got;
+    assert_int_equal(zc_try_recv(rx, &got), ZC_EMPTY);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void
+test_unbounded_try_send_that_cannot_grow_returns_enomem_and_changes_nothing(void **state) {
+    (void)state;
+    check_unbounded_send_enomem(0, false);  /* the very first segment */
+    check_unbounded_send_enomem(10, false); /* the next segment, mid-stream */
+    check_unbounded_send_enomem(31, false); /* right at a boundary */
+}
+
+static void
+test_unbounded_send_future_that_cannot_grow_returns_enomem_and_can_retry(void **state) {
+    (void)state;
+    check_unbounded_send_enomem(0, true);
+    check_unbounded_send_enomem(45, true);
+}
+
+static void test_bounded_send_and_recv_never_allocate(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(4, &cfg, &tx, &rx), ZC_OK);
+    allocs_left = 0;
+    for (uint64_t round = 0; round < 10; round++) {
+        for (uint64_t i = 0; i < 4; i++)
+            assert_int_equal(zc_try_send(tx, &i), ZC_OK);
+        for (uint64_t i = 0; i < 4; i++) {
+            uint64_t got;
+            assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+            assert_int_equal(got, i);
+        }
+    }
+    zc_sender *tx2 = zc_sender_clone(tx); /* handles are counted: no allocation */
+    assert_non_null(tx2);
+    allocs_left = -1;
+    zc_sender_drop(tx2);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(
+            test_bounded_returns_enomem_and_null_handles_when_allocation_fails,
+            reset_allocator),
+        cmocka_unit_test_teardown(
+            test_unbounded_returns_enomem_and_null_handles_when_allocation_fails,
+            reset_allocator),
+        cmocka_unit_test_teardown(
+            test_unbounded_try_send_that_cannot_grow_returns_enomem_and_changes_nothing,
+            reset_allocator),
+        cmocka_unit_test_teardown(
+            test_unbounded_send_future_that_cannot_grow_returns_enomem_and_can_retry,
+            reset_allocator),
+        cmocka_unit_test_teardown(test_bounded_send_and_recv_never_allocate,
+                                  reset_allocator),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
