@@ -25,7 +25,6 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include <zchan/export.h>
 #include <zchan/mpmc.h>
 #include <zchan/status.h>
 #include <zchan/waker.h>

@@ -30,7 +30,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <zchan/export.h>
 #include <zchan/status.h>
 #include <zchan/waker.h>
 

@@ -13,7 +13,15 @@
 extern "C" {
 #endif
 
-#include <zchan/export.h>
+/* Symbol visibility: the shared library exports only what is marked ZC_EXPORT (the
+ * rest is built with hidden visibility). Every public header includes this one. */
+#ifndef ZC_EXPORT
+#if defined(__GNUC__) || defined(__clang__)
+#define ZC_EXPORT __attribute__((visibility("default")))
+#else
+#define ZC_EXPORT
+#endif
+#endif
 
 /* X(name, value, meaning) */
 #define ZC_STATUS_MAP(X)                                                                   \
