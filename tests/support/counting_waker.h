@@ -16,6 +16,7 @@
 #define ZCHAN_TEST_COUNTING_WAKER_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,7 +80,7 @@ static inline void counting_waker_wait(counting_waker *cw, unsigned n) {
         sched_yield();
 }
 
-/** Counts for drop_counter_fn; zero-initialise it, then set seen/seen_len if wanted. */
+/** Counts for drop_counter_fn; set it up with drop_counter_init. */
 typedef struct drop_counter {
     atomic_size_t calls;  /* messages disposed of */
     _Atomic uint64_t sum; /* sum of their values */
@@ -97,6 +98,30 @@ static inline void drop_counter_fn(void *msg, void *ctx) {
     if (dc->seen != NULL && v < dc->seen_len)
         atomic_fetch_add_explicit(&dc->seen[v], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&dc->calls, 1, memory_order_relaxed);
+}
+
+/** Reset dc to no disposals; seen (NULL for none) has seen_len counters, zeroed here. */
+static inline void drop_counter_init(drop_counter *dc, atomic_uchar *seen,
+                                     size_t seen_len) {
+    atomic_init(&dc->calls, 0);
+    atomic_init(&dc->sum, 0);
+    dc->seen = seen;
+    dc->seen_len = seen != NULL ? seen_len : 0;
+    for (size_t v = 0; v < dc->seen_len; v++)
+        atomic_init(&seen[v], 0);
+}
+
+/** True if exactly the values first..last-1 were disposed of, each once (and nothing
+ *  else below seen_len). Read after the disposals, as drop_counter_calls. */
+static inline bool drop_counter_saw_once(drop_counter *dc, uint64_t first, uint64_t last) {
+    if (atomic_load_explicit(&dc->calls, memory_order_relaxed) != last - first)
+        return false;
+    for (uint64_t v = 0; v < dc->seen_len; v++) {
+        unsigned want = v >= first && v < last ? 1 : 0;
+        if (atomic_load_explicit(&dc->seen[v], memory_order_relaxed) != want)
+            return false;
+    }
+    return true;
 }
 
 /** Messages disposed of so far. */

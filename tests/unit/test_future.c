@@ -13,6 +13,7 @@
 #include <zchan/mpmc.h>
 
 #include "counting_waker.h"
+#include "u64_channel.h"
 
 enum { WAITERS = 3 };
 
@@ -44,16 +45,6 @@ static void fixture_done(fixture *f) {
 }
 
 static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
-
-static void send_u64(zc_sender *tx, uint64_t v) {
-    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
-}
-
-static void expect_u64(zc_receiver *rx, uint64_t want) {
-    uint64_t got = ~want;
-    assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
-    assert_int_equal(got, want);
-}
 
 static size_t channel_len(fixture *f) {
     zc_info info;

@@ -15,6 +15,7 @@
 #include <zchan/mpmc.h>
 
 #include "counting_waker.h"
+#include "u64_channel.h"
 
 /* Capacity of the bounded flavour where a test needs a bounded channel with room. */
 #define ROOMY_CAP 64
@@ -40,22 +41,6 @@ static void make_channel(flavour fl, const zc_config *cfg, zc_sender **tx,
 static void make_u64_channel(flavour fl, zc_sender **tx, zc_receiver **rx) {
     zc_config cfg = u64_config();
     make_channel(fl, &cfg, tx, rx);
-}
-
-static void send_u64(zc_sender *tx, uint64_t v) {
-    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
-}
-
-static void expect_u64(zc_receiver *rx, uint64_t want) {
-    uint64_t got = ~want;
-    assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
-    assert_int_equal(got, want);
-}
-
-static void expect_status_of_recv(zc_receiver *rx, zc_status want) {
-    uint64_t got = 0xdeadbeef;
-    assert_int_equal(zc_try_recv(rx, &got), want);
-    assert_int_equal(got, 0xdeadbeef); /* out is written only on ZC_OK */
 }
 
 static zc_info sender_info(const zc_sender *tx) {
@@ -189,7 +174,7 @@ static void test_bounded_with_capacity_one_is_created_open_and_empty(void **stat
     assert_int_equal(info.senders, 1);
     assert_int_equal(info.receivers, 1);
     assert_false(info.closed);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
 }
@@ -216,7 +201,7 @@ static void check_full_at_exact_capacity(size_t cap) {
     assert_int_equal(zc_try_send(tx, &extra), ZC_FULL);
     for (uint64_t i = 1; i <= cap; i++)
         expect_u64(rx, i);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     assert_int_equal(receiver_info(rx).len, 0);
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
@@ -264,7 +249,7 @@ static void test_bounded_stays_exact_over_many_laps(void **state) {
         assert_int_equal(sender_info(tx).len, burst);
         for (size_t i = 0; i < burst; i++)
             expect_u64(rx, next_out++);
-        expect_status_of_recv(rx, ZC_EMPTY);
+        expect_recv_status(rx, ZC_EMPTY);
     }
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
@@ -274,10 +259,10 @@ static void try_recv_on_empty_open_channel_returns_empty(flavour fl) {
     zc_sender *tx;
     zc_receiver *rx;
     make_u64_channel(fl, &tx, &rx);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     send_u64(tx, 1);
     expect_u64(rx, 1);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
 }
@@ -294,7 +279,7 @@ static void messages_come_out_in_the_order_they_were_sent(flavour fl) {
         send_u64(i % 2 ? tx2 : tx, i);
     for (uint64_t i = 0; i < 50; i++)
         expect_u64(i % 3 ? rx2 : rx, i);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     zc_sender_drop(tx2);
     zc_receiver_drop(rx2);
     zc_sender_drop(tx);
@@ -332,7 +317,7 @@ static void check_elem_size(flavour fl, size_t elem_size) {
                 assert_int_equal(out[j], 0xcc);
         }
     }
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     free(msg);
     free(out);
     zc_sender_drop(tx);
@@ -362,7 +347,7 @@ static void test_unbounded_holds_100000_messages_and_drains_to_zero(void **state
     assert_int_equal(info.capacity, SIZE_MAX);
     for (uint64_t i = 0; i < N; i++)
         expect_u64(rx, i);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     assert_int_equal(receiver_info(rx).len, 0);
     /* Drained and grown again: still in order. */
     for (uint64_t i = 0; i < 3 * 31 + 5; i++)
@@ -389,7 +374,7 @@ static void test_unbounded_interleaved_across_segment_boundaries_keeps_order(voi
     }
     while (next_out < next_in)
         expect_u64(rx, next_out++);
-    expect_status_of_recv(rx, ZC_EMPTY);
+    expect_recv_status(rx, ZC_EMPTY);
     assert_int_equal(sender_info(tx).len, 0);
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
@@ -412,8 +397,8 @@ static void check_closed_drains(zc_sender *tx, zc_receiver *rx, uint64_t left) {
     assert_int_equal(receiver_info(rx).len, left);
     for (uint64_t i = 0; i < left; i++)
         expect_u64(rx, i);
-    expect_status_of_recv(rx, ZC_CLOSED);
-    expect_status_of_recv(rx, ZC_CLOSED);
+    expect_recv_status(rx, ZC_CLOSED);
+    expect_recv_status(rx, ZC_CLOSED);
 }
 
 static void sender_close_closes_and_receivers_drain(flavour fl) {
@@ -553,9 +538,7 @@ typedef struct drop_fixture {
 } drop_fixture;
 
 static void drop_fixture_init(drop_fixture *f) {
-    memset(f, 0, sizeof *f);
-    f->dc.seen = f->seen;
-    f->dc.seen_len = SEEN_LEN;
+    drop_counter_init(&f->dc, f->seen, SEEN_LEN);
     f->cfg.elem_size = sizeof(uint64_t);
     f->cfg.drop_msg = drop_counter_fn;
     f->cfg.drop_ctx = &f->dc;
@@ -564,10 +547,7 @@ static void drop_fixture_init(drop_fixture *f) {
 /* Exactly the values first..last-1 were disposed of, once each. */
 static void expect_disposed_once(drop_fixture *f, uint64_t first, uint64_t last) {
     assert_int_equal(drop_counter_calls(&f->dc), last - first);
-    for (uint64_t v = 0; v < SEEN_LEN; v++) {
-        unsigned times = atomic_load_explicit(&f->seen[v], memory_order_relaxed);
-        assert_int_equal(times, v >= first && v < last ? 1 : 0);
-    }
+    assert_true(drop_counter_saw_once(&f->dc, first, last));
 }
 
 static void drop_msg_runs_once_per_unreceived_message_when_last_receiver_drops(flavour fl) {

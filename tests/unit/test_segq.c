@@ -140,11 +140,8 @@ static void test_segq_closed_before_any_push_pops_closed(void **state) {
 static void check_discard(uint64_t n, uint64_t popped) {
     enum { SEEN = 8 * ZC__SEG_CAP };
     atomic_uchar seen[SEEN];
-    memset(seen, 0, sizeof seen);
     drop_counter dc;
-    memset(&dc, 0, sizeof dc);
-    dc.seen = seen;
-    dc.seen_len = SEEN;
+    drop_counter_init(&dc, seen, SEEN);
     zc__segq q;
     assert_int_equal(zc__segq_init(&q, sizeof(uint64_t)), ZC_OK);
     for (uint64_t i = 0; i < n; i++)
@@ -154,10 +151,7 @@ static void check_discard(uint64_t n, uint64_t popped) {
     assert_true(zc__segq_close(&q));
     zc__segq_discard(&q, drop_counter_fn, &dc);
     assert_int_equal(drop_counter_calls(&dc), n - popped);
-    for (uint64_t v = 0; v < SEEN; v++) {
-        unsigned times = atomic_load_explicit(&seen[v], memory_order_relaxed);
-        assert_int_equal(times, v >= popped && v < n ? 1 : 0);
-    }
+    assert_true(drop_counter_saw_once(&dc, popped, n));
     assert_int_equal(zc__segq_len(&q), 0);
     zc__segq_destroy(&q);
 }
