@@ -1,8 +1,9 @@
 /* Compile-only test of zchan/typed.h: passing the wrong type to a typed channel must not
  * compile (with -Werror, as CI builds). Built by ctest once per case:
  *   -DWRONG=0      every call uses the right type: must compile;
- *   -DWRONG=n > 0  only case n uses a wrong type: must fail (WILL_FAIL),
- * so each failure can only come from that one wrong type, never from another error. */
+ *   -DWRONG=n > 0  only case n uses a wrong type: must fail with a type error,
+ * so each failure can only come from that one wrong type, never from another error.
+ * With -DWRONG=0 it is also compiled as C++17. */
 #include <zchan/typed.h>
 
 #ifndef WRONG
