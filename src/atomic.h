@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <string.h>
 
 /* Two 64-byte lines: x86 prefetches lines in adjacent pairs, so 128 bytes keeps the
  * producer-side and consumer-side hot words from sharing a prefetch pair (crossbeam's
@@ -56,5 +57,16 @@ static inline int zc__backoff_spun_out(const zc__backoff *b) {
 _Static_assert(sizeof(_Atomic unsigned int) == sizeof(unsigned int), "atomic uint size");
 _Static_assert(alignof(_Atomic unsigned int) == alignof(unsigned int), "atomic uint align");
 #define ZC__ATOMIC_UINT(field) ((_Atomic unsigned int *)&(field))
+
+/* Copy one message. Sizes known to be common get a constant-size memcpy, which the
+ * compiler turns into a move or two instead of a call into libc. */
+static inline void zc__copy_msg(void *dst, const void *src, size_t n) {
+    switch (n) {
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, n); break;
+    }
+}
 
 #endif /* ZCHAN_SRC_ATOMIC_H */

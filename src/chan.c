@@ -139,22 +139,7 @@ bool zc_sender_close(zc_sender *tx) { return tx ? chan_close(tx->ch) : false; }
 
 bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false; }
 
-zc_status zc__chan_send(zc__chan *ch, const void *msg) {
-    zc_status s = ch->bounded ? zc__ring_push(&ch->q.ring, msg) : zc__segq_push(&ch->q.segq, msg);
-    /* [F1]: the claim above was a seq_cst RMW; now look for a waiting receiver. */
-    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->recv_waiters))
-        zc__waitlist_notify_one(&ch->recv_waiters);
-    return s;
-}
 
-zc_status zc__chan_recv(zc__chan *ch, void *out) {
-    if (!ch->bounded) return zc__segq_pop(&ch->q.segq, out); /* no sender ever waits */
-    zc_status s = zc__ring_pop(&ch->q.ring, out);
-    /* [F1]: a slot was freed by a seq_cst claim; look for a waiting sender. */
-    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->send_waiters))
-        zc__waitlist_notify_one(&ch->send_waiters);
-    return s;
-}
 
 bool zc__chan_recv_ready(zc__chan *ch) { return chan_len(ch) > 0 || chan_is_closed(ch); }
 

@@ -49,11 +49,26 @@ struct zc__chan {
 
 /* One send attempt, waking a receiver on success: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM,
  * or ZC_PENDING (a receiver is mid-release on the slot we need; try again soon). */
-zc_status zc__chan_send(zc__chan *ch, const void *msg);
+static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
+    zc_status s = ch->bounded ? zc__ring_push(&ch->q.ring, msg) : zc__segq_push(&ch->q.segq, msg);
+    /* [F1]: the claim above was a seq_cst RMW; now look for a waiting receiver. */
+    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->recv_waiters))
+        zc__waitlist_notify_one(&ch->recv_waiters);
+    return s;
+}
+
 
 /* One receive attempt, waking a sender on success: ZC_OK, ZC_EMPTY, ZC_CLOSED, or
  * ZC_PENDING (a sender is mid-write on the next slot). */
-zc_status zc__chan_recv(zc__chan *ch, void *out);
+static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
+    if (!ch->bounded) return zc__segq_pop(&ch->q.segq, out); /* no sender ever waits */
+    zc_status s = zc__ring_pop(&ch->q.ring, out);
+    /* [F1]: a slot was freed by a seq_cst claim; look for a waiting sender. */
+    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->send_waiters))
+        zc__waitlist_notify_one(&ch->send_waiters);
+    return s;
+}
+
 
 /* Whether a waiting receiver / sender could make progress now (for passing on an
  * absorbed wake-up): a message is held or the channel is closed / a slot is free or

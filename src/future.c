@@ -15,20 +15,27 @@
  * SyncWaker, with tachyonix/async-event's rule that a waiter which succeeds after being
  * notified passes the notification on.
  */
-#include <string.h>
-
 #include "chan.h"
+
+/* A fresh node: not linked, no notification. The links and waker are written when it
+ * registers. Relaxed: the future is not shared with anyone until it registers. */
+static void node_init(zc__waiter *n) {
+    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
+    n->zc__prev = n->zc__next = NULL;
+    n->zc__flags = 0;
+}
 
 void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
     if (!f) return;
-    memset(f, 0, sizeof *f);
+    node_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
+    f->zc__done = 0;
 }
 
 void zc_recv_init(zc_recv *f, zc_receiver *rx) {
     if (!f) return;
-    memset(f, 0, sizeof *f);
+    node_init(&f->zc__node);
     f->zc__rx = rx;
 }
 
@@ -39,7 +46,11 @@ static void finish(zc__waitlist *wl, zc__waiter *node, bool (*ready)(zc__chan *)
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    if (!f || !w || !w->wake || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
+    if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
     bool registered = false;
@@ -69,7 +80,11 @@ void zc_send_cancel(zc_send *f) {
 }
 
 zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
-    if (!f || !w || !w->wake || !out || !f->zc__rx) return ZC_EINVAL;
+    if (!f || !f->zc__rx) return ZC_EINVAL;
+    if (!w || !w->wake || !out) {
+        zc_recv_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
     zc__chan *ch = f->zc__rx->ch;
     bool registered = false;
     for (;;) {

@@ -16,6 +16,9 @@
  * spin briefly and then report ZC_PENDING so that the caller decides how to wait
  * (try_* retry with a yield, futures re-poll through a self-wake).
  *
+ * zc__ring_push and zc__ring_pop are inline in ring.h (the hot path); this file holds
+ * the rest.
+ *
  * Ordering map:
  *   [R1] push: release-store of the published stamp  -> [A2] pop: acquire-load of the stamp
  *        (a receiver that sees stamp == h + 1 also sees the message bytes)
@@ -33,30 +36,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Slot = {stamp, message}; the message follows the stamp at this offset. */
-#define SLOT_MSG_OFFSET sizeof(size_t)
-
-static inline _Atomic size_t *slot_stamp(const zc__ring *r, size_t index) {
-    return (_Atomic size_t *)(void *)(r->slots + index * r->stride);
-}
-
-static inline unsigned char *slot_msg(const zc__ring *r, size_t index) {
-    return r->slots + index * r->stride + SLOT_MSG_OFFSET;
-}
-
-/* The position after pos: the next index in this lap, or index 0 of the next lap. */
-static inline size_t next_pos(const zc__ring *r, size_t pos) {
-    size_t index = pos & (r->mark_bit - 1);
-    size_t lap = pos & ~(r->one_lap - 1);
-    return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
-}
 
 zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     if (cap == 0 || elem_size == 0) return ZC_EINVAL;
     /* cap < 2^(bits-2) keeps mark_bit and one_lap representable. */
-    if (cap > SIZE_MAX / 4 || elem_size > SIZE_MAX - SLOT_MSG_OFFSET - 8) return ZC_EINVAL;
+    if (cap > SIZE_MAX / 4 || elem_size > SIZE_MAX - ZC__RING_MSG_OFFSET - 8) return ZC_EINVAL;
     if (cap > SIZE_MAX / elem_size) return ZC_EINVAL;
-    size_t stride = (SLOT_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
+    size_t stride = (ZC__RING_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
     if (cap > SIZE_MAX / stride) return ZC_EINVAL;
 
     size_t mark_bit = 1;
@@ -72,7 +58,7 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     r->slots = slots;
     /* Relaxed: the ring is published to other threads through the handle that the
      * constructor returns (its creator hands it over with a synchronising operation). */
-    for (size_t i = 0; i < cap; i++) atomic_init(slot_stamp(r, i), i);
+    for (size_t i = 0; i < cap; i++) atomic_init(zc__ring_stamp(r, i), i);
     atomic_init(&r->head, 0);
     atomic_init(&r->tail, 0);
     return ZC_OK;
@@ -83,81 +69,7 @@ void zc__ring_destroy(zc__ring *r) {
     r->slots = NULL;
 }
 
-zc_status zc__ring_push(zc__ring *r, const void *msg) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    /* Relaxed: only a guess of where to start; the stamp check and the CAS validate it. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    for (;;) {
-        if (tail & r->mark_bit) return ZC_CLOSED;
-        size_t index = tail & (r->mark_bit - 1);
-        /* [A1] pairs with [R2]: a free slot's previous message has been copied out. */
-        size_t stamp = atomic_load_explicit(slot_stamp(r, index), memory_order_acquire);
-        if (stamp == tail) {
-            /* [S1] seq_cst: the claim takes part in the waiter-count Dekker pairing. On
-             * failure tail is reloaded (relaxed: the stamp re-validates it). */
-            if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, next_pos(r, tail),
-                                                      memory_order_seq_cst,
-                                                      memory_order_relaxed)) {
-                memcpy(slot_msg(r, index), msg, r->elem_size);
-                /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
-                atomic_store_explicit(slot_stamp(r, index), tail + 1, memory_order_release);
-                return ZC_OK;
-            }
-            zc__cpu_relax();
-        } else if (stamp + r->one_lap == tail + 1) {
-            /* The slot still holds the message of the previous lap. [S2] seq_cst: a
-             * waiting sender's re-check must see a receiver's claim (see map). */
-            size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == tail) return ZC_FULL; /* cap messages held */
-            /* A receiver claimed that message and is still copying it out. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        } else {
-            /* Our tail is stale: other senders moved on. Relaxed reload, as above. */
-            zc__cpu_relax();
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        }
-    }
-}
 
-zc_status zc__ring_pop(zc__ring *r, void *out) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    /* Relaxed: a guess, validated by the stamp and the CAS. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    for (;;) {
-        size_t index = head & (r->mark_bit - 1);
-        /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
-        size_t stamp = atomic_load_explicit(slot_stamp(r, index), memory_order_acquire);
-        if (stamp == head + 1) {
-            /* [S1] seq_cst claim (Dekker pairing with the senders' waiter count). */
-            if (atomic_compare_exchange_weak_explicit(&r->head, &head, next_pos(r, head),
-                                                      memory_order_seq_cst,
-                                                      memory_order_relaxed)) {
-                memcpy(out, slot_msg(r, index), r->elem_size);
-                /* [R2] release the slot for the next lap; pairs with [A1]. */
-                atomic_store_explicit(slot_stamp(r, index), head + r->one_lap,
-                                      memory_order_release);
-                return ZC_OK;
-            }
-            zc__cpu_relax();
-        } else if (stamp == head) {
-            /* Nothing published here. [S2] seq_cst: see the map. */
-            size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
-            if ((tail & ~r->mark_bit) == head) {
-                return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;
-            }
-            /* A sender claimed this slot and is still writing it. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
-        } else {
-            /* Stale head: other receivers moved on. */
-            zc__cpu_relax();
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
-        }
-    }
-}
 
 bool zc__ring_close(zc__ring *r) {
     /* seq_cst: close is ordered before the waiter-list sweep that follows it, and any
@@ -194,10 +106,10 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
     while (head != tail) {
         size_t index = head & (r->mark_bit - 1);
         /* [A2] pairs with [R1]: wait for a sender that claimed before the close. */
-        size_t stamp = atomic_load_explicit(slot_stamp(r, index), memory_order_acquire);
+        size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
         if (stamp == head + 1) {
-            if (drop) drop(slot_msg(r, index), ctx);
-            head = next_pos(r, head);
+            if (drop) drop(zc__ring_msg(r, index), ctx);
+            head = zc__ring_next(r, head);
         } else {
             zc__backoff_snooze(&backoff);
         }

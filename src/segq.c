@@ -2,8 +2,8 @@
  * segq.c: unbounded MPMC queue of 31-slot segments.
  *
  * Source: crossbeam-channel list flavour (crossbeam-channel/src/flavors/list.rs), also
- * smol-rs/concurrent-queue src/unbounded.rs. Positions advance by 1 << SHIFT; position
- * p sits in slot (p % LAP) of its segment, and offset LAP - 1 (== SEG_CAP) is the
+ * smol-rs/concurrent-queue src/unbounded.rs. Positions advance by 1 << ZC__SEG_SHIFT; position
+ * p sits in slot (p % ZC__SEG_LAP) of its segment, and offset ZC__SEG_LAP - 1 (== ZC__SEG_CAP) is the
  * boundary: the sender that takes the last slot of a segment installs the next segment
  * (allocated BEFORE its claiming CAS, so that allocation failure changes nothing and the
  * window in which others wait at the boundary is a few stores long), then moves tail
@@ -11,18 +11,21 @@
  * segment likewise.
  *
  * Reclamation: each slot has exactly one writer and one reader. A reader copies the
- * message out, then sets READ. The reader of the last slot starts destroying the
- * segment: it walks slots 0..SEG_CAP-2 and stops at the first one not READ yet, setting
- * DESTROY there; that slot's reader, seeing DESTROY when it sets READ, continues the walk.
+ * message out, then sets ZC__SEG_READ. The reader of the last slot starts destroying the
+ * segment: it walks slots 0..ZC__SEG_CAP-2 and stops at the first one not ZC__SEG_READ yet, setting
+ * ZC__SEG_DESTROY there; that slot's reader, seeing ZC__SEG_DESTROY when it sets ZC__SEG_READ, continues the walk.
  * Whoever finishes the walk frees the segment. No thread dereferences a segment pointer
  * before winning a CAS on the monotonic index that proves the segment is still current.
+ *
+ * zc__segq_push and zc__segq_pop are inline in segq.h (the hot path); the map covers
+ * them too.
  *
  * Ordering map:
  *   [R3] push: release-stores installing the next segment (tail_seg, tail_index, next)
  *        -> [A3] acquire loads of tail_index/tail_seg/next by the other senders/receivers
- *   [R4] push: release fetch_or(WRITE) on the slot -> [A4] pop: acquire wait for WRITE
+ *   [R4] push: release fetch_or(ZC__SEG_WRITE) on the slot -> [A4] pop: acquire wait for ZC__SEG_WRITE
  *   [R5] pop: release-stores moving head to the next segment -> [A5] acquire head loads
- *   [R6] pop: acq_rel fetch_or(READ) / seg_destroy's fetch_or(DESTROY): whichever comes
+ *   [R6] pop: acq_rel fetch_or(ZC__SEG_READ) / seg_destroy's fetch_or(ZC__SEG_DESTROY): whichever comes
  *        second sees the other's accesses to the segment finished, so the free is safe
  *   [R7] seg_free: release CAS into spare -> [A7] seg_alloc: acquire exchange of spare
  *   [S1] seq_cst CAS on tail_index, [S2] seq_cst load of tail_index in pop: Dekker
@@ -34,34 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHIFT 1
-#define MARK ((size_t)1)
-#define LAP 32
-#define SEG_CAP ZC__SEG_CAP
-_Static_assert(SEG_CAP == LAP - 1, "one position per lap is the boundary");
 
-/* Slot state bits. */
-#define WRITE 1u
-#define READ 2u
-#define DESTROY 4u
-
-struct zc__seg {
-    _Atomic(struct zc__seg *) next;
-    /* SEG_CAP slots of q->stride bytes: {_Atomic unsigned state; pad; message}. */
-    alignas(8) unsigned char slots[];
-};
-
-#define SLOT_MSG_OFFSET 8
-
-static inline _Atomic unsigned *slot_state(const zc__segq *q, struct zc__seg *s, size_t off) {
-    return (_Atomic unsigned *)(void *)(s->slots + off * q->stride);
-}
-
-static inline unsigned char *slot_msg(const zc__segq *q, struct zc__seg *s, size_t off) {
-    return s->slots + off * q->stride + SLOT_MSG_OFFSET;
-}
-
-static struct zc__seg *seg_alloc(zc__segq *q) {
+struct zc__seg *zc__seg_alloc(zc__segq *q) {
     /* [A7] acquire pairs with [R7]: the previous owner's last accesses are done. */
     struct zc__seg *s = atomic_exchange_explicit(&q->spare, NULL, memory_order_acquire);
     if (s) {
@@ -71,7 +48,7 @@ static struct zc__seg *seg_alloc(zc__segq *q) {
     return calloc(1, q->seg_bytes);
 }
 
-static void seg_free(zc__segq *q, struct zc__seg *s) {
+void zc__seg_free(zc__segq *q, struct zc__seg *s) {
     struct zc__seg *expected = NULL;
     /* [R7] release: our reads of the segment happen before its reuse (pairs with [A7]).
      * Relaxed on failure: we only learn that the spare place is taken. */
@@ -80,20 +57,20 @@ static void seg_free(zc__segq *q, struct zc__seg *s) {
         free(s);
 }
 
-/* Free s once every reader of slots start..SEG_CAP-2 is done with it (see file comment). */
-static void seg_destroy(zc__segq *q, struct zc__seg *s, size_t start) {
-    for (size_t i = start; i < SEG_CAP - 1; i++) {
-        _Atomic unsigned *st = slot_state(q, s, i);
-        /* [R6] acquire/acq_rel: if the reader already set READ, its copy-out is done;
-         * else our DESTROY hands the walk over to it. */
-        if ((atomic_load_explicit(st, memory_order_acquire) & READ) == 0 &&
-            (atomic_fetch_or_explicit(st, DESTROY, memory_order_acq_rel) & READ) == 0)
+/* Free s once every reader of slots start..ZC__SEG_CAP-2 is done with it (see file comment). */
+void zc__seg_destroy(zc__segq *q, struct zc__seg *s, size_t start) {
+    for (size_t i = start; i < ZC__SEG_CAP - 1; i++) {
+        _Atomic unsigned *st = zc__seg_state(q, s, i);
+        /* [R6] acquire/acq_rel: if the reader already set ZC__SEG_READ, its copy-out is done;
+         * else our ZC__SEG_DESTROY hands the walk over to it. */
+        if ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_READ) == 0 &&
+            (atomic_fetch_or_explicit(st, ZC__SEG_DESTROY, memory_order_acq_rel) & ZC__SEG_READ) == 0)
             return;
     }
-    seg_free(q, s);
+    zc__seg_free(q, s);
 }
 
-static struct zc__seg *wait_next(struct zc__seg *s) {
+struct zc__seg *zc__seg_wait_next(struct zc__seg *s) {
     zc__backoff b = ZC__BACKOFF_INIT;
     for (;;) {
         /* [A3] pairs with [R3]: the next segment is zeroed and installed. */
@@ -104,11 +81,11 @@ static struct zc__seg *wait_next(struct zc__seg *s) {
 }
 
 zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
-    if (elem_size == 0 || elem_size > (SIZE_MAX - sizeof(struct zc__seg)) / SEG_CAP - 16)
+    if (elem_size == 0 || elem_size > (SIZE_MAX - sizeof(struct zc__seg)) / ZC__SEG_CAP - 16)
         return ZC_EINVAL;
     q->elem_size = elem_size;
-    q->stride = (SLOT_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
-    q->seg_bytes = sizeof(struct zc__seg) + SEG_CAP * q->stride;
+    q->stride = (ZC__SEG_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
+    q->seg_bytes = sizeof(struct zc__seg) + ZC__SEG_CAP * q->stride;
     atomic_init(&q->head_index, 0);
     atomic_init(&q->head_seg, NULL);
     atomic_init(&q->tail_index, 0);
@@ -117,152 +94,17 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     return ZC_OK;
 }
 
-zc_status zc__segq_push(zc__segq *q, const void *msg) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    struct zc__seg *next_seg = NULL; /* allocated before claiming a segment's last slot */
-    /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
-    size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
-    struct zc__seg *seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);
-    zc_status status;
-    for (;;) {
-        if (tail & MARK) {
-            status = ZC_CLOSED;
-            break;
-        }
-        size_t offset = (tail >> SHIFT) % LAP;
-        if (offset == SEG_CAP) {
-            /* Another sender is installing the next segment: wait for it. */
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
-            seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
-            continue;
-        }
-        if (offset + 1 == SEG_CAP && !next_seg) {
-            next_seg = seg_alloc(q);
-            if (!next_seg) return ZC_ENOMEM;
-        }
-        if (!seg) {
-            /* The very first message: install the first segment. */
-            struct zc__seg *first = seg_alloc(q);
-            if (!first) {
-                status = ZC_ENOMEM;
-                break;
-            }
-            struct zc__seg *expected = NULL;
-            /* [R3] release: the zeroed segment is visible to whoever loads tail_seg. */
-            if (atomic_compare_exchange_strong_explicit(&q->tail_seg, &expected, first,
-                                                        memory_order_release,
-                                                        memory_order_relaxed)) {
-                /* [R5] release: receivers that load head_seg see it zeroed. */
-                atomic_store_explicit(&q->head_seg, first, memory_order_release);
-                seg = first;
-            } else {
-                /* Someone else installed it; keep ours for the next boundary. */
-                if (next_seg) seg_free(q, next_seg);
-                next_seg = first;
-                tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
-                seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
-                continue;
-            }
-        }
-        size_t new_tail = tail + (1 << SHIFT);
-        /* [S1] seq_cst claim (Dekker pairing with the receivers' waiter count); on
-         * failure [A3] acquire, as for the first load. */
-        if (atomic_compare_exchange_weak_explicit(&q->tail_index, &tail, new_tail,
-                                                  memory_order_seq_cst,
-                                                  memory_order_acquire)) {
-            if (offset + 1 == SEG_CAP) {
-                /* We took the last slot: install next_seg and move tail past the
-                 * boundary. [R3] release stores, in the order readers load them. */
-                atomic_store_explicit(&q->tail_seg, next_seg, memory_order_release);
-                atomic_store_explicit(&q->tail_index, new_tail + (1 << SHIFT),
-                                      memory_order_release);
-                atomic_store_explicit(&seg->next, next_seg, memory_order_release);
-                next_seg = NULL;
-            }
-            memcpy(slot_msg(q, seg, offset), msg, q->elem_size);
-            /* [R4] publish the message; pairs with [A4] in zc__segq_pop(). */
-            atomic_fetch_or_explicit(slot_state(q, seg, offset), WRITE, memory_order_release);
-            status = ZC_OK;
-            break;
-        }
-        seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire); /* [A3] */
-        zc__cpu_relax();
-    }
-    if (next_seg) seg_free(q, next_seg);
-    return status;
-}
 
-zc_status zc__segq_pop(zc__segq *q, void *out) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    /* [A5] acquire pairs with [R5]: a head index past a boundary comes with its segment. */
-    size_t head = atomic_load_explicit(&q->head_index, memory_order_acquire);
-    struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);
-    for (;;) {
-        size_t offset = (head >> SHIFT) % LAP;
-        if (offset == SEG_CAP) {
-            /* Another receiver is moving head to the next segment. */
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
-            seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
-            continue;
-        }
-        size_t new_head = head + (1 << SHIFT);
-        if ((new_head & MARK) == 0) {
-            /* head may be in the last segment: compare with tail. [S2] seq_cst. */
-            size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
-            if ((head >> SHIFT) == (tail >> SHIFT))
-                return (tail & MARK) ? ZC_CLOSED : ZC_EMPTY;
-            /* Tail is in a later segment: remember that head is not in the last one. */
-            if ((head >> SHIFT) / LAP != (tail >> SHIFT) / LAP) new_head |= MARK;
-        }
-        if (!seg) {
-            /* The first segment is being installed by a sender. */
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
-            seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
-            continue;
-        }
-        /* [S1] seq_cst claim; failure reloads with [A5] acquire. */
-        if (atomic_compare_exchange_weak_explicit(&q->head_index, &head, new_head,
-                                                  memory_order_seq_cst,
-                                                  memory_order_acquire)) {
-            if (offset + 1 == SEG_CAP) {
-                /* We took the last slot: move head to the next segment. */
-                struct zc__seg *next = wait_next(seg);
-                size_t next_index = (new_head & ~MARK) + (1 << SHIFT);
-                /* [A3] acquire: next's own next pointer, if already installed. */
-                if (atomic_load_explicit(&next->next, memory_order_acquire)) next_index |= MARK;
-                /* [R5] release stores: segment before index, as readers load them. */
-                atomic_store_explicit(&q->head_seg, next, memory_order_release);
-                atomic_store_explicit(&q->head_index, next_index, memory_order_release);
-            }
-            _Atomic unsigned *st = slot_state(q, seg, offset);
-            zc__backoff wait = ZC__BACKOFF_INIT;
-            /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-            while ((atomic_load_explicit(st, memory_order_acquire) & WRITE) == 0)
-                zc__backoff_snooze(&wait);
-            memcpy(out, slot_msg(q, seg, offset), q->elem_size);
-            if (offset + 1 == SEG_CAP)
-                seg_destroy(q, seg, 0);
-            else if (atomic_fetch_or_explicit(st, READ, memory_order_acq_rel) & DESTROY) /* [R6] */
-                seg_destroy(q, seg, offset + 1);
-            return ZC_OK;
-        }
-        seg = atomic_load_explicit(&q->head_seg, memory_order_acquire); /* [A5] */
-        zc__cpu_relax();
-    }
-}
 
 bool zc__segq_close(zc__segq *q) {
     /* seq_cst: ordered before the waiter sweep that follows; later claims fail. */
-    size_t old = atomic_fetch_or_explicit(&q->tail_index, MARK, memory_order_seq_cst);
-    return (old & MARK) == 0;
+    size_t old = atomic_fetch_or_explicit(&q->tail_index, ZC__SEG_MARK, memory_order_seq_cst);
+    return (old & ZC__SEG_MARK) == 0;
 }
 
 bool zc__segq_is_closed(const zc__segq *q) {
     /* seq_cst: used as the "closed" half of a re-check (Dekker pairing). */
-    return (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) & MARK) != 0;
+    return (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) & ZC__SEG_MARK) != 0;
 }
 
 size_t zc__segq_len(const zc__segq *q) {
@@ -271,15 +113,15 @@ size_t zc__segq_len(const zc__segq *q) {
         size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
         size_t head = atomic_load_explicit(&q->head_index, memory_order_seq_cst);
         if (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) != tail) continue;
-        tail >>= SHIFT;
-        head >>= SHIFT;
+        tail >>= ZC__SEG_SHIFT;
+        head >>= ZC__SEG_SHIFT;
         /* A position parked on the boundary counts as the next segment's first. */
-        if (tail % LAP == LAP - 1) tail++;
-        if (head % LAP == LAP - 1) head++;
-        size_t lap = head / LAP;
-        tail -= lap * LAP;
-        head -= lap * LAP;
-        return tail - head - tail / LAP;
+        if (tail % ZC__SEG_LAP == ZC__SEG_LAP - 1) tail++;
+        if (head % ZC__SEG_LAP == ZC__SEG_LAP - 1) head++;
+        size_t lap = head / ZC__SEG_LAP;
+        tail -= lap * ZC__SEG_LAP;
+        head -= lap * ZC__SEG_LAP;
+        return tail - head - tail / ZC__SEG_LAP;
     }
 }
 
@@ -287,7 +129,7 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
     zc__backoff backoff = ZC__BACKOFF_INIT;
     /* Closed: tail is frozen once no sender sits at a boundary. [A3] acquire. */
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
-    while (((tail >> SHIFT) % LAP) == SEG_CAP) {
+    while (((tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP) == ZC__SEG_CAP) {
         zc__backoff_snooze(&backoff);
         tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
     }
@@ -297,41 +139,41 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
     /* acq_rel: take the segment out; a first-segment sender racing the close may store
      * its own later, which zc__segq_destroy frees. */
     struct zc__seg *seg = atomic_exchange_explicit(&q->head_seg, NULL, memory_order_acq_rel);
-    if ((head >> SHIFT) != (tail >> SHIFT)) {
+    if ((head >> ZC__SEG_SHIFT) != (tail >> ZC__SEG_SHIFT)) {
         while (!seg) {
             zc__backoff_snooze(&backoff);
             seg = atomic_exchange_explicit(&q->head_seg, NULL, memory_order_acq_rel);
         }
     }
-    while ((head >> SHIFT) != (tail >> SHIFT)) {
-        size_t offset = (head >> SHIFT) % LAP;
-        if (offset < SEG_CAP) {
-            _Atomic unsigned *st = slot_state(q, seg, offset);
+    while ((head >> ZC__SEG_SHIFT) != (tail >> ZC__SEG_SHIFT)) {
+        size_t offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
+        if (offset < ZC__SEG_CAP) {
+            _Atomic unsigned *st = zc__seg_state(q, seg, offset);
             zc__backoff wait = ZC__BACKOFF_INIT;
             /* [A4]: a sender that claimed before the close is still writing. */
-            while ((atomic_load_explicit(st, memory_order_acquire) & WRITE) == 0)
+            while ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_WRITE) == 0)
                 zc__backoff_snooze(&wait);
-            if (drop) drop(slot_msg(q, seg, offset), ctx);
+            if (drop) drop(zc__seg_msg(q, seg, offset), ctx);
         } else {
-            struct zc__seg *next = wait_next(seg);
-            seg_free(q, seg);
+            struct zc__seg *next = zc__seg_wait_next(seg);
+            zc__seg_free(q, seg);
             seg = next;
         }
-        head += (size_t)1 << SHIFT;
+        head += (size_t)1 << ZC__SEG_SHIFT;
     }
-    if (seg) seg_free(q, seg);
+    if (seg) zc__seg_free(q, seg);
     /* Release: a later len() reads an empty queue. */
-    atomic_store_explicit(&q->head_index, head & ~MARK, memory_order_release);
+    atomic_store_explicit(&q->head_index, head & ~ZC__SEG_MARK, memory_order_release);
 }
 
 void zc__segq_destroy(zc__segq *q) {
     /* No other thread: relaxed throughout. After discard, head == tail and at most the
      * segment a racing first sender installed is left, plus the spare. */
     struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_relaxed);
-    size_t head = atomic_load_explicit(&q->head_index, memory_order_relaxed) >> SHIFT;
-    size_t tail = atomic_load_explicit(&q->tail_index, memory_order_relaxed) >> SHIFT;
+    size_t head = atomic_load_explicit(&q->head_index, memory_order_relaxed) >> ZC__SEG_SHIFT;
+    size_t tail = atomic_load_explicit(&q->tail_index, memory_order_relaxed) >> ZC__SEG_SHIFT;
     while (seg && head != tail) {
-        if (head % LAP == SEG_CAP) {
+        if (head % ZC__SEG_LAP == ZC__SEG_CAP) {
             struct zc__seg *next = atomic_load_explicit(&seg->next, memory_order_relaxed);
             free(seg);
             seg = next;

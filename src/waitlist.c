@@ -150,11 +150,9 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
     }
 }
 
-bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
-    /* Acquire: IDLE is only ever set by the owner (us), so IDLE here is stable; any
-     * other state is examined again under the lock or through [W2]. */
+bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
+    /* Acquire: see zc__waitlist_unregister; not IDLE, so examined again below. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
-    if (st == ZC__IDLE) return false;
     if (st == ZC__WAITING) {
         lock(wl);
         st = atomic_load_explicit(node_state(node), memory_order_relaxed); /* under lock */

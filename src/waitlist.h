@@ -58,6 +58,13 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
 /* Take node out of the list and back to IDLE. Returns true if it held a notification
  * (the caller may owe it to the next waiter). When it returns, no wake of node's waker is
  * running or to come (unless called from inside that very wake). */
-bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node);
+bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node);
+static inline bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
+    /* Acquire: IDLE is only ever set by the owner (the caller), so IDLE is stable; any
+     * other state is examined again under the lock or through [W2] (waitlist.c). */
+    if (atomic_load_explicit(ZC__ATOMIC_UINT(node->zc__state), memory_order_acquire) == ZC__IDLE)
+        return false;
+    return zc__waitlist_unregister_slow(wl, node);
+}
 
 #endif /* ZCHAN_SRC_WAITLIST_H */
