@@ -1,0 +1,3 @@
+module zchan/bench/go
+
+go 1.19
