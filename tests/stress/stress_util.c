@@ -45,7 +45,8 @@ static uint64_t msg_check(uint32_t producer, uint32_t seq) {
 }
 
 stress_msg stress_msg_make(uint32_t producer, uint32_t seq) {
-    return (stress_msg){.producer = producer, .seq = seq, .check = msg_check(producer, seq)};
+    return (stress_msg){
+        .producer = producer, .seq = seq, .check = msg_check(producer, seq)};
 }
 
 void stress_ledger_init(stress_ledger *l, uint32_t producers, uint32_t per_producer) {
@@ -120,8 +121,9 @@ bool stress_ledger_verdict(stress_ledger *l, uint64_t received) {
         uint64_t word = atomic_load_explicit(&l->bits[bit / 64], memory_order_relaxed);
         if (word & UINT64_C(1) << (bit % 64)) continue;
         if (missing++ < MAX_REPORTS)
-            fprintf(stderr, "FAIL: exactly-once: producer %" PRIu64 " seq %" PRIu64
-                            " was never received\n",
+            fprintf(stderr,
+                    "FAIL: exactly-once: producer %" PRIu64 " seq %" PRIu64
+                    " was never received\n",
                     bit / l->per_producer, bit % l->per_producer);
     }
     if (missing) {
@@ -242,16 +244,68 @@ bool stress_rng_chance(uint64_t *state, double p) {
     return (double)(stress_rng_next(state) >> 11) * 0x1.0p-53 < p;
 }
 
-uint32_t stress_scale(void) {
-    const char *s = getenv("ZCHAN_STRESS_SCALE");
-    if (s == NULL || *s == '\0') return 1;
+static bool parse_num(const char *s, unsigned long long min, unsigned long long max,
+                      unsigned long long *out) {
     char *end;
     errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end != '\0' || v == 0 || v > UINT32_MAX) {
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*s == '\0' || *s == '-' || *end != '\0' || errno || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+unsigned long long stress_arg_num(const char *option, const char *value,
+                                  unsigned long long min, unsigned long long max) {
+    unsigned long long v;
+    if (!parse_num(value, min, max, &v)) {
+        fprintf(stderr, "stress: %s wants a whole number in [%llu, %llu], not '%s'\n",
+                option, min, max, value);
+        exit(2);
+    }
+    return v;
+}
+
+double stress_arg_prob(const char *option, const char *value) {
+    char *end;
+    double p = strtod(value, &end);
+    if (*value == '\0' || *end != '\0' || !(p >= 0 && p < 1)) {
+        fprintf(stderr, "stress: %s wants a probability in [0, 1), not '%s'\n", option,
+                value);
+        exit(2);
+    }
+    return p;
+}
+
+uint32_t stress_scaled(uint32_t messages) {
+    const char *s = getenv("ZCHAN_STRESS_SCALE");
+    unsigned long long scale = 1;
+    if (s != NULL && *s != '\0' && !parse_num(s, 1, UINT32_MAX, &scale)) {
         fprintf(stderr, "stress: ZCHAN_STRESS_SCALE must be a positive integer, not '%s'\n",
                 s);
         exit(2);
     }
-    return (uint32_t)v;
+    if (messages * scale > UINT32_MAX) {
+        fprintf(stderr, "stress: messages x ZCHAN_STRESS_SCALE exceeds 2^32-1\n");
+        exit(2);
+    }
+    return (uint32_t)(messages * scale);
+}
+
+void stress_check_drained(stress_ledger *l, zc_receiver *rx) {
+    stress_msg m;
+    uint64_t left = 0;
+    while (zc_try_recv(rx, &m) == ZC_OK) left++;
+    if (left)
+        stress_ledger_fail(l,
+                           "close: %" PRIu64 " messages left in the channel after every"
+                           " consumer got ZC_CLOSED",
+                           left);
+}
+
+void stress_print_channel(const zc_receiver *rx) {
+    zc_info info;
+    if (zc_receiver_info(rx, &info) == ZC_OK)
+        fprintf(stderr, "channel: len=%zu senders=%zu receivers=%zu closed=%d\n", info.len,
+                info.senders, info.receivers, info.closed);
 }

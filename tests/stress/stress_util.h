@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <zchan/mpmc.h>
+
 /* One message: 16 bytes. check = stress_msg_check(producer, seq). */
 typedef struct stress_msg {
     uint32_t producer;
@@ -34,9 +36,9 @@ stress_msg stress_msg_make(uint32_t producer, uint32_t seq);
 
 typedef struct stress_ledger {
     uint32_t producers;
-    uint32_t per_producer;        /* messages each producer sends */
-    _Atomic uint64_t *bits;       /* bit producer * per_producer + seq: received */
-    atomic_ulong reports;         /* violations found while running */
+    uint32_t per_producer;  /* messages each producer sends */
+    _Atomic uint64_t *bits; /* bit producer * per_producer + seq: received */
+    atomic_ulong reports;   /* violations found while running */
 } stress_ledger;
 
 /* Allocate the bitmap for producers * per_producer messages; exits on ENOMEM. */
@@ -98,8 +100,24 @@ uint64_t stress_rng_next(uint64_t *state);
 /* True with probability p (0 never, 1 always). */
 bool stress_rng_chance(uint64_t *state, double p);
 
-/* ZCHAN_STRESS_SCALE (a positive integer, default 1); exits if it is malformed. */
-uint32_t stress_scale(void);
+/* messages times ZCHAN_STRESS_SCALE (a positive integer, default 1); exits if the
+ * variable is malformed or the product does not fit 32 bits. */
+uint32_t stress_scaled(uint32_t messages);
+
+/* An option's value: a whole number (decimal or 0x) in [min, max]; exits with status 2
+ * and a message naming the option if it is not one. */
+unsigned long long stress_arg_num(const char *option, const char *value,
+                                  unsigned long long min, unsigned long long max);
+/* An option's value: a probability in [0, 1) (below 1: an operation that always
+ * cancelled would never wait); exits with status 2 if it is not one. */
+double stress_arg_prob(const char *option, const char *value);
+
+/* After every consumer got ZC_CLOSED: receive what is left through rx and report it as
+ * a violation (ZC_CLOSED came while messages were still held). */
+void stress_check_drained(stress_ledger *l, zc_receiver *rx);
+
+/* Print the channel's len, handle counts and closed flag (for a watchdog dump). */
+void stress_print_channel(const zc_receiver *rx);
 
 /* Seconds on CLOCK_MONOTONIC. */
 double stress_now_s(void);
