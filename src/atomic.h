@@ -12,6 +12,14 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define ZC__LIKELY(x) __builtin_expect(!!(x), 1)
+#define ZC__NOINLINE __attribute__((noinline))
+#else
+#define ZC__LIKELY(x) (x)
+#define ZC__NOINLINE
+#endif
+
 /* Two 64-byte lines: x86 prefetches lines in adjacent pairs, so 128 bytes keeps the
  * producer-side and consumer-side hot words from sharing a prefetch pair (crossbeam's
  * CachePadded makes the same choice on x86-64 and aarch64). */

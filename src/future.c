@@ -45,21 +45,16 @@ static void finish(zc__waitlist *wl, zc__waiter *node, bool (*ready)(zc__chan *)
     if (zc__waitlist_unregister(wl, node) && ready(ch)) zc__waitlist_notify_one(wl);
 }
 
-zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
-    if (!w || !w->wake) {
-        zc_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
-        return ZC_EINVAL;
-    }
-    if (f->zc__done) return (zc_status)(f->zc__done - 1);
-    zc__chan *ch = f->zc__tx->ch;
+/* The rest of a send poll, after a first attempt that returned s. */
+static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__chan *ch,
+                                             zc_status s) {
     bool registered = false;
     for (;;) {
-        zc_status s = zc__chan_send(ch, f->zc__msg);
         if (s == ZC_FULL) {
             if (registered) return ZC_PENDING;
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
-            registered = true; /* and re-check */
+            registered = true;
+            s = zc__chan_send(ch, f->zc__msg); /* the re-check */
             continue;
         }
         if (s == ZC_PENDING) {
@@ -73,26 +68,38 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
     }
 }
 
+zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
+    if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
+    if (f->zc__done) return (zc_status)(f->zc__done - 1);
+    zc__chan *ch = f->zc__tx->ch;
+    zc_status s = zc__chan_send(ch, f->zc__msg);
+    if (ZC__LIKELY(s == ZC_OK) && zc__waitlist_is_idle(&f->zc__node)) {
+        f->zc__done = ZC_OK + 1; /* the fast path: sent, never registered */
+        return ZC_OK;
+    }
+    return send_poll_slow(f, w, ch, s);
+}
+
 void zc_send_cancel(zc_send *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
     zc__chan *ch = f->zc__tx->ch;
     finish(&ch->send_waiters, &f->zc__node, zc__chan_send_ready, ch);
 }
 
-zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
-    if (!f || !f->zc__rx) return ZC_EINVAL;
-    if (!w || !w->wake || !out) {
-        zc_recv_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
-        return ZC_EINVAL;
-    }
-    zc__chan *ch = f->zc__rx->ch;
+/* The rest of a receive poll, after a first attempt that returned s. */
+static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void *out,
+                                             zc__chan *ch, zc_status s) {
     bool registered = false;
     for (;;) {
-        zc_status s = zc__chan_recv(ch, out);
         if (s == ZC_EMPTY) {
             if (registered) return ZC_PENDING;
             zc__waitlist_register(&ch->recv_waiters, &f->zc__node, w);
-            registered = true; /* and re-check */
+            registered = true;
+            s = zc__chan_recv(ch, out); /* the re-check */
             continue;
         }
         if (s == ZC_PENDING) {
@@ -103,6 +110,19 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
         finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
         return s; /* ZC_OK, ZC_CLOSED */
     }
+}
+
+zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
+    if (!f || !f->zc__rx) return ZC_EINVAL;
+    if (!w || !w->wake || !out) {
+        zc_recv_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
+    zc__chan *ch = f->zc__rx->ch;
+    zc_status s = zc__chan_recv(ch, out);
+    if (ZC__LIKELY(s == ZC_OK) && zc__waitlist_is_idle(&f->zc__node))
+        return ZC_OK; /* the fast path: received, never registered */
+    return recv_poll_slow(f, w, out, ch, s);
 }
 
 void zc_recv_cancel(zc_recv *f) {

@@ -56,7 +56,7 @@ size_t zc__ring_len(const zc__ring *r);
  * NULL), waiting for senders that claimed a slot before the close to publish it. */
 void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx);
 
-/* ---- The hot path, inline: the channel's send and receive compile to one function. */
+/* ---- The hot path: the first attempt is inline; anything else goes to ring.c. */
 
 #include <string.h>
 
@@ -78,80 +78,43 @@ static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
     return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
 }
 
+
+/* The general loops (ring.c): contention, full, empty, closed, peers mid-operation. */
+zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
+zc_status zc__ring_pop_slow(zc__ring *r, void *out);
+
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    /* Relaxed: only a guess of where to start; the stamp check and the CAS validate it. */
+    /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    for (;;) {
-        if (tail & r->mark_bit) return ZC_CLOSED;
-        size_t index = tail & (r->mark_bit - 1);
-        /* [A1] pairs with [R2]: a free slot's previous message has been copied out. */
-        size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
-        if (stamp == tail) {
-            /* [S1] seq_cst: the claim takes part in the waiter-count Dekker pairing. On
-             * failure tail is reloaded (relaxed: the stamp re-validates it). */
-            if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, zc__ring_next(r, tail),
-                                                      memory_order_seq_cst,
-                                                      memory_order_relaxed)) {
-                zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
-                /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
-                atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
-                return ZC_OK;
-            }
-            zc__cpu_relax();
-        } else if (stamp + r->one_lap == tail + 1) {
-            /* The slot still holds the message of the previous lap. [S2] seq_cst: a
-             * waiting sender's re-check must see a receiver's claim (see map). */
-            size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == tail) return ZC_FULL; /* cap messages held */
-            /* A receiver claimed that message and is still copying it out. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        } else {
-            /* Our tail is stale: other senders moved on. Relaxed reload, as above. */
-            zc__cpu_relax();
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-        }
+    size_t index = tail & (r->mark_bit - 1); /* a marked (closed) tail fails the stamp check */
+    /* [A1] pairs with [R2] (ring.c map): the slot's previous message was copied out. */
+    if (atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire) == tail &&
+        /* [S1] seq_cst claim; see the map in ring.c. */
+        atomic_compare_exchange_strong_explicit(&r->tail, &tail, zc__ring_next(r, tail),
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+        zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
+        /* [R1] publish the message; pairs with [A2]. */
+        atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
+        return ZC_OK;
     }
+    return zc__ring_push_slow(r, msg);
 }
 
 static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    for (;;) {
-        size_t index = head & (r->mark_bit - 1);
-        /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
-        size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
-        if (stamp == head + 1) {
-            /* [S1] seq_cst claim (Dekker pairing with the senders' waiter count). */
-            if (atomic_compare_exchange_weak_explicit(&r->head, &head, zc__ring_next(r, head),
-                                                      memory_order_seq_cst,
-                                                      memory_order_relaxed)) {
-                zc__copy_msg(out, zc__ring_msg(r, index), r->elem_size);
-                /* [R2] release the slot for the next lap; pairs with [A1]. */
-                atomic_store_explicit(zc__ring_stamp(r, index), head + r->one_lap,
-                                      memory_order_release);
-                return ZC_OK;
-            }
-            zc__cpu_relax();
-        } else if (stamp == head) {
-            /* Nothing published here. [S2] seq_cst: see the map. */
-            size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
-            if ((tail & ~r->mark_bit) == head) {
-                return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;
-            }
-            /* A sender claimed this slot and is still writing it. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
-        } else {
-            /* Stale head: other receivers moved on. */
-            zc__cpu_relax();
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
-        }
+    size_t index = head & (r->mark_bit - 1);
+    /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
+    if (atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire) == head + 1 &&
+        /* [S1] seq_cst claim. */
+        atomic_compare_exchange_strong_explicit(&r->head, &head, zc__ring_next(r, head),
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+        zc__copy_msg(out, zc__ring_msg(r, index), r->elem_size);
+        /* [R2] release the slot for the next lap; pairs with [A1]. */
+        atomic_store_explicit(zc__ring_stamp(r, index), head + r->one_lap, memory_order_release);
+        return ZC_OK;
     }
+    return zc__ring_pop_slow(r, out);
 }
 
 #endif /* ZCHAN_SRC_RING_H */

@@ -62,7 +62,8 @@ size_t zc__segq_len(const zc__segq *q);
  * NULL) and free the segments they occupied. */
 void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx);
 
-/* ---- The hot path, inline; the rare paths are in segq.c. Ordering map: segq.c. */
+/* ---- The hot path: a slot inside the current segment, inline; the rest in segq.c.
+ * Ordering map: segq.c. */
 
 #define ZC__SEG_SHIFT 1
 #define ZC__SEG_MARK ((size_t)1)
@@ -99,141 +100,57 @@ void zc__seg_destroy(zc__segq *q, struct zc__seg *s, size_t start);
 /* The segment after s, waiting for the sender that installs it. */
 struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
 
+
+/* The general loops (segq.c): boundaries, the first segment, contention, empty, closed. */
+zc_status zc__segq_push_slow(zc__segq *q, const void *msg);
+zc_status zc__segq_pop_slow(zc__segq *q, void *out);
+
 static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    struct zc__seg *next_seg = NULL; /* allocated before claiming a segment's last slot */
     /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);
-    zc_status status;
-    for (;;) {
-        if (tail & ZC__SEG_MARK) {
-            status = ZC_CLOSED;
-            break;
-        }
-        size_t offset = (tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
-        if (offset == ZC__SEG_CAP) {
-            /* Another sender is installing the next segment: wait for it. */
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
-            seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
-            continue;
-        }
-        if (offset + 1 == ZC__SEG_CAP && !next_seg) {
-            next_seg = zc__seg_alloc(q);
-            if (!next_seg) return ZC_ENOMEM;
-        }
-        if (!seg) {
-            /* The very first message: install the first segment. */
-            struct zc__seg *first = zc__seg_alloc(q);
-            if (!first) {
-                status = ZC_ENOMEM;
-                break;
-            }
-            struct zc__seg *expected = NULL;
-            /* [R3] release: the zeroed segment is visible to whoever loads tail_seg. */
-            if (atomic_compare_exchange_strong_explicit(&q->tail_seg, &expected, first,
-                                                        memory_order_release,
-                                                        memory_order_relaxed)) {
-                /* [R5] release: receivers that load head_seg see it zeroed. */
-                atomic_store_explicit(&q->head_seg, first, memory_order_release);
-                seg = first;
-            } else {
-                /* Someone else installed it; keep ours for the next boundary. */
-                if (next_seg) zc__seg_free(q, next_seg);
-                next_seg = first;
-                tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
-                seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
-                continue;
-            }
-        }
-        size_t new_tail = tail + (1 << ZC__SEG_SHIFT);
-        /* [S1] seq_cst claim (Dekker pairing with the receivers' waiter count); on
-         * failure [A3] acquire, as for the first load. */
-        if (atomic_compare_exchange_weak_explicit(&q->tail_index, &tail, new_tail,
-                                                  memory_order_seq_cst,
-                                                  memory_order_acquire)) {
-            if (offset + 1 == ZC__SEG_CAP) {
-                /* We took the last slot: install next_seg and move tail past the
-                 * boundary. [R3] release stores, in the order readers load them. */
-                atomic_store_explicit(&q->tail_seg, next_seg, memory_order_release);
-                atomic_store_explicit(&q->tail_index, new_tail + (1 << ZC__SEG_SHIFT),
-                                      memory_order_release);
-                atomic_store_explicit(&seg->next, next_seg, memory_order_release);
-                next_seg = NULL;
-            }
-            zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
-            /* [R4] publish the message; pairs with [A4] in zc__segq_pop(). */
-            atomic_fetch_or_explicit(zc__seg_state(q, seg, offset), ZC__SEG_WRITE, memory_order_release);
-            status = ZC_OK;
-            break;
-        }
-        seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire); /* [A3] */
-        zc__cpu_relax();
+    size_t offset = (tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
+    /* Not closed, a segment exists, and this is not its last slot (nothing to install). */
+    if (!(tail & ZC__SEG_MARK) && seg && offset + 1 < ZC__SEG_CAP &&
+        /* [S1] seq_cst claim (Dekker pairing with the receivers' waiter count). */
+        atomic_compare_exchange_strong_explicit(&q->tail_index, &tail,
+                                                tail + ((size_t)1 << ZC__SEG_SHIFT),
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+        zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
+        /* [R4] publish the message; pairs with [A4] in the receiver. */
+        atomic_fetch_or_explicit(zc__seg_state(q, seg, offset), ZC__SEG_WRITE,
+                                 memory_order_release);
+        return ZC_OK;
     }
-    if (next_seg) zc__seg_free(q, next_seg);
-    return status;
+    return zc__segq_push_slow(q, msg);
 }
 
 static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    /* [A5] acquire pairs with [R5]: a head index past a boundary comes with its segment. */
+    /* [A5] acquire: a head index past a boundary comes with its segment. */
     size_t head = atomic_load_explicit(&q->head_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);
-    for (;;) {
-        size_t offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
-        if (offset == ZC__SEG_CAP) {
-            /* Another receiver is moving head to the next segment. */
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
-            seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
-            continue;
-        }
-        size_t new_head = head + (1 << ZC__SEG_SHIFT);
-        if ((new_head & ZC__SEG_MARK) == 0) {
-            /* head may be in the last segment: compare with tail. [S2] seq_cst. */
-            size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
-            if ((head >> ZC__SEG_SHIFT) == (tail >> ZC__SEG_SHIFT))
-                return (tail & ZC__SEG_MARK) ? ZC_CLOSED : ZC_EMPTY;
-            /* Tail is in a later segment: remember that head is not in the last one. */
-            if ((head >> ZC__SEG_SHIFT) / ZC__SEG_LAP != (tail >> ZC__SEG_SHIFT) / ZC__SEG_LAP) new_head |= ZC__SEG_MARK;
-        }
-        if (!seg) {
-            /* The first segment is being installed by a sender. */
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
-            seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
-            continue;
-        }
-        /* [S1] seq_cst claim; failure reloads with [A5] acquire. */
-        if (atomic_compare_exchange_weak_explicit(&q->head_index, &head, new_head,
-                                                  memory_order_seq_cst,
-                                                  memory_order_acquire)) {
-            if (offset + 1 == ZC__SEG_CAP) {
-                /* We took the last slot: move head to the next segment. */
-                struct zc__seg *next = zc__seg_wait_next(seg);
-                size_t next_index = (new_head & ~ZC__SEG_MARK) + (1 << ZC__SEG_SHIFT);
-                /* [A3] acquire: next's own next pointer, if already installed. */
-                if (atomic_load_explicit(&next->next, memory_order_acquire)) next_index |= ZC__SEG_MARK;
-                /* [R5] release stores: segment before index, as readers load them. */
-                atomic_store_explicit(&q->head_seg, next, memory_order_release);
-                atomic_store_explicit(&q->head_index, next_index, memory_order_release);
-            }
-            _Atomic unsigned *st = zc__seg_state(q, seg, offset);
-            zc__backoff wait = ZC__BACKOFF_INIT;
-            /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-            while ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_WRITE) == 0)
-                zc__backoff_snooze(&wait);
-            zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
-            if (offset + 1 == ZC__SEG_CAP)
-                zc__seg_destroy(q, seg, 0);
-            else if (atomic_fetch_or_explicit(st, ZC__SEG_READ, memory_order_acq_rel) & ZC__SEG_DESTROY) /* [R6] */
-                zc__seg_destroy(q, seg, offset + 1);
-            return ZC_OK;
-        }
-        seg = atomic_load_explicit(&q->head_seg, memory_order_acquire); /* [A5] */
-        zc__cpu_relax();
+    size_t offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
+    /* Head marked "not the last segment": a message is there without looking at tail.
+     * Otherwise [S2] seq_cst load of tail (Dekker pairing), and the same segment. */
+    if (seg && offset + 1 < ZC__SEG_CAP &&
+        ((head & ZC__SEG_MARK) ||
+         (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) >> ZC__SEG_SHIFT) >
+             (head >> ZC__SEG_SHIFT)) &&
+        atomic_compare_exchange_strong_explicit(&q->head_index, &head,
+                                                head + ((size_t)1 << ZC__SEG_SHIFT),
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+        _Atomic unsigned *st = zc__seg_state(q, seg, offset);
+        zc__backoff wait = ZC__BACKOFF_INIT;
+        /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
+        while ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_WRITE) == 0)
+            zc__backoff_snooze(&wait);
+        zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
+        /* [R6] acq_rel: see segq.c. */
+        if (atomic_fetch_or_explicit(st, ZC__SEG_READ, memory_order_acq_rel) & ZC__SEG_DESTROY)
+            zc__seg_destroy(q, seg, offset + 1);
+        return ZC_OK;
     }
+    return zc__segq_pop_slow(q, out);
 }
 
 #endif /* ZCHAN_SRC_SEGQ_H */

@@ -59,12 +59,17 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
  * (the caller may owe it to the next waiter). When it returns, no wake of node's waker is
  * running or to come (unless called from inside that very wake). */
 bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node);
+
+/* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the
+ * node's owner (the caller), so a true answer is stable. Acquire: a state other than
+ * IDLE is examined again under the lock or through [W2] (waitlist.c). */
+static inline bool zc__waitlist_is_idle(zc__waiter *node) {
+    return atomic_load_explicit(ZC__ATOMIC_UINT(node->zc__state), memory_order_acquire) ==
+           ZC__IDLE;
+}
+
 static inline bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
-    /* Acquire: IDLE is only ever set by the owner (the caller), so IDLE is stable; any
-     * other state is examined again under the lock or through [W2] (waitlist.c). */
-    if (atomic_load_explicit(ZC__ATOMIC_UINT(node->zc__state), memory_order_acquire) == ZC__IDLE)
-        return false;
-    return zc__waitlist_unregister_slow(wl, node);
+    return zc__waitlist_is_idle(node) ? false : zc__waitlist_unregister_slow(wl, node);
 }
 
 #endif /* ZCHAN_SRC_WAITLIST_H */

@@ -1,0 +1,48 @@
+/*
+ * block_on.h: drive one poll-style future to a final status on the calling thread,
+ * parking it (zc_parker) while the future is pending. Shared by the blocking forms of
+ * select (select.c) and broadcast (broadcast.c).
+ *
+ * The loop is block.c's: poll; on ZC_PENDING park until the waker fires (or the deadline
+ * passes: then cancel, which deregisters the future and passes on any wake-up it
+ * absorbed, and report ZC_TIMEDOUT); poll again. The parker lives on this call's stack,
+ * which is safe by rule 3 of the waker contract: once a poll has returned a final status
+ * or the cancel has returned, no call of the parker's wake is running or will come.
+ */
+#ifndef ZCHAN_SRC_BLOCK_ON_H
+#define ZCHAN_SRC_BLOCK_ON_H
+
+#include <stdint.h>
+
+#include <zchan/block.h>
+
+#include "park.h"
+
+/* Poll the future behind op with w; cancel it (op is the caller's, e.g. a struct that
+ * holds the future and its arguments). */
+typedef zc_status (*zc__block_poll_fn)(void *op, const zc_waker *w);
+typedef void (*zc__block_cancel_fn)(void *op);
+
+/* Drive op to a final status, or for at most timeout_ns once it has to wait
+ * (UINT64_MAX: no limit; 0: one attempt, plus one more if the future woke itself). */
+static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
+                                     zc__block_cancel_fn cancel, uint64_t timeout_ns) {
+    zc_parker parker;
+    zc_parker_init(&parker);
+    zc_waker waker = zc_parker_waker(&parker);
+    zc_status s = poll(op, &waker);
+    if (s == ZC_PENDING) {
+        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only when waiting */
+        do {
+            if (zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT) {
+                cancel(op);
+                s = ZC_TIMEDOUT;
+                break;
+            }
+        } while ((s = poll(op, &waker)) == ZC_PENDING);
+    }
+    zc_parker_destroy(&parker);
+    return s;
+}
+
+#endif /* ZCHAN_SRC_BLOCK_ON_H */
