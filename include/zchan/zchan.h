@@ -10,6 +10,7 @@
 #include <zchan/waker.h>
 #include <zchan/mpmc.h>
 #include <zchan/block.h>
+#include <zchan/select.h>
 #include <zchan/typed.h>
 
 #endif /* ZCHAN_ZCHAN_H */

@@ -1,0 +1,210 @@
+/**
+ * @file zchan/select.h
+ * Select: wait on several send and receive operations, on any channels (of any element
+ * sizes), and complete exactly one of them.
+ *
+ * A select is a poll-style future over a caller-allocated array of cases. Each case is
+ * one operation (receive from a receiver into an out buffer, or send a message through a
+ * sender) and embeds the waiter node it waits with, so a select never allocates.
+ *
+ * Algorithm (readiness-based; ../shared/design.md section 5): a poll tries the cases one
+ * after the other, starting at a rotating index so that a case that is always ready
+ * cannot starve the others (or at the first case, in ZC_SELECT_ORDERED mode). The first
+ * operation that completes (a message received or sent, or the channel found closed) is
+ * the outcome; every other case is taken off its channel's waiter list, and a wake-up it
+ * had absorbed is passed on to the next waiter of that channel. If no case is ready,
+ * every case registers its node on its channel's waiter list, all with the poll's waker,
+ * and the cases are tried once more (register-then-recheck, as a single future does);
+ * still nothing: ZC_PENDING. Messages leave a channel only through the selecting task's
+ * own attempts, so an operation that was not chosen took or sent nothing.
+ * Sources: crossbeam-channel's Select (readiness, then the selecting thread performs the
+ * operation itself); Go's select (a random start for fairness; a rotating one here).
+ *
+ * A case whose handle is NULL is disabled, like a nil channel in Go: never tried, never
+ * registered. A select loop disables a case whose channel reported ZC_CLOSED with
+ * zc_select_disable; once every case is disabled the select reports ZC_CLOSED with
+ * index n (nothing is left to select).
+ *
+ * | call                                    | concurrent with                          |
+ * |-----------------------------------------|------------------------------------------|
+ * | poll, cancel, disable of one select     | not with each other (one owner)          |
+ * | any call on different selects           | everything, also on the same channels    |
+ * | zc_select_blocking, zc_select_timeout   | everything (each call owns its select)   |
+ * | case init, select init                  | only while that select is not pending    |
+ */
+#ifndef ZCHAN_SELECT_H
+#define ZCHAN_SELECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zchan/mpmc.h>
+#include <zchan/status.h>
+#include <zchan/waker.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Flag for zc_select_init: among the ready cases, always take the first in list order
+ *  (priority) instead of rotating the starting case from one selection to the next. */
+#define ZC_SELECT_ORDERED 1u
+
+/** One operation of a select. Caller-allocated (usually an array); fields are private.
+ *  Set it up with zc_select_recv_case or zc_select_send_case. It must not move while its
+ *  select is pending. */
+typedef struct zc_select_case {
+    zc__waiter zc__node;
+    void *zc__handle;    /* zc_receiver * or zc_sender *; NULL: disabled */
+    void *zc__out;       /* receive: where the message goes */
+    const void *zc__msg; /* send: the message */
+    unsigned zc__kind;   /* receive or send */
+} zc_select_case;
+
+/** A select as a poll-style future. Caller-allocated; fields are private. It must not
+ *  move while it is pending. */
+typedef struct zc_select {
+    zc_select_case *zc__cases;
+    size_t zc__n;
+    size_t zc__start; /* the case the next selection tries first */
+    unsigned zc__flags;
+} zc_select;
+
+/**
+ * Make c a receive case: take one message from rx into out.
+ *
+ * @param c    The case; NULL does nothing.
+ * @param rx   Receiver handle; must stay alive while the select is pending. NULL makes a
+ *             disabled case (never ready, like a nil channel).
+ * @param out  elem_size writable bytes of rx's channel, written only when this case is
+ *             the one chosen with ZC_OK. NULL (with rx not NULL) makes polls return
+ *             ZC_EINVAL.
+ *
+ * Thread safety: only while no select using c is pending.
+ */
+ZC_EXPORT void zc_select_recv_case(zc_select_case *c, zc_receiver *rx, void *out);
+
+/**
+ * Make c a send case: send the message at msg through tx.
+ *
+ * @param c    The case; NULL does nothing.
+ * @param tx   Sender handle; must stay alive while the select is pending. NULL makes a
+ *             disabled case.
+ * @param msg  elem_size bytes of tx's channel, borrowed: valid and unchanged until the
+ *             select completes or is cancelled. On any outcome but this case with ZC_OK
+ *             they are still the caller's. NULL (with tx not NULL) makes polls return
+ *             ZC_EINVAL.
+ *
+ * Thread safety: only while no select using c is pending.
+ */
+ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void *msg);
+
+/**
+ * Prepare a select over cases[0..n-1]. Does nothing else: the first poll starts it.
+ *
+ * @param s      The select; NULL does nothing.
+ * @param cases  n cases made by zc_select_recv_case / zc_select_send_case, none of them
+ *               pending in another select; they stay the caller's and must stay in
+ *               place while s is pending. NULL or n 0 makes every poll return ZC_EINVAL.
+ * @param n      Number of cases.
+ * @param flags  0 (fair: the starting case rotates), or ZC_SELECT_ORDERED (the first
+ *               ready case in list order wins).
+ *
+ * Thread safety: the select is the caller's; init it only when it is not pending.
+ */
+ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flags);
+
+/**
+ * Drive a select: complete exactly one ready case, else register w on every case's
+ * channel and return ZC_PENDING.
+ *
+ * The outcome belongs to the case *index: ZC_OK (a receive case wrote its message to
+ * its out buffer, or a send case's message moved into its channel); ZC_CLOSED (that
+ * case's channel is closed: for a receive, also drained); ZC_ENOMEM (a send case on an
+ * unbounded channel that could not grow; nothing sent). Every other case took and sent
+ * nothing, and no waiter node of this select is left on any channel. The select is then
+ * ready for the next selection: polling it again selects again, over the same cases,
+ * starting after the case just chosen (so a loop stays fair). Disable a case whose
+ * channel is closed with zc_select_disable, or it keeps being reported.
+ *
+ * @param s      An initialised select.
+ * @param w      Waker for the whole select; copied into every case's node. Several
+ *               channels may call it for one ZC_PENDING (one wake per node at most).
+ * @param index  Receives the index of the case the status belongs to, or n when it
+ *               belongs to none (ZC_PENDING, ZC_EINVAL for a bad select or waker, and
+ *               ZC_CLOSED when every case is disabled).
+ * @return ZC_OK, ZC_CLOSED or ZC_ENOMEM for case *index; ZC_CLOSED with *index == n
+ *         when every case is disabled; ZC_PENDING (registered with w, see waker.h);
+ *         ZC_EINVAL (s, w, w->wake or index NULL, no cases, or case *index has a NULL
+ *         out or msg). Any status but ZC_PENDING leaves nothing registered.
+ *
+ * Thread safety: one poll, cancel or disable of s at a time; any number of selects and
+ *                futures on the same channels.
+ * Progress: O(n) attempts per poll, and O(n) waiter-list registrations when it pends.
+ * Wakes: what the chosen operation wakes (a receiver for a sent message, a sender for
+ *        a freed slot); and a wake-up absorbed by a case that was not chosen is passed
+ *        on to the next waiter of that channel, so nobody is stranded.
+ * Source: readiness-based select (crossbeam-channel Select; design.md section 5).
+ */
+ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index);
+
+/**
+ * Cancel a pending select: take every case off its channel's waiter list, passing on
+ * any wake-up a case had absorbed. Nothing was taken or sent. The select returns to its
+ * just-initialised state (the rotation is kept). A never-polled or completed select is
+ * left as it is. When cancel returns, the waker is not running and will not be called
+ * (unless cancel is called from inside that wake).
+ *
+ * @param s  The select; NULL does nothing.
+ *
+ * Thread safety: the select's owner; may be called from inside the select's own wake.
+ */
+ZC_EXPORT void zc_select_cancel(zc_select *s);
+
+/**
+ * Disable case index of s (as if its handle were NULL): later polls neither try it nor
+ * register it. If s is pending, the case is first taken off its channel's waiter list
+ * (passing on any wake-up it absorbed). Typical use: a select loop whose poll reported
+ * ZC_CLOSED for that case.
+ *
+ * @param s      The select; NULL does nothing.
+ * @param index  A case of s; an index >= n does nothing.
+ *
+ * Thread safety: the select's owner, as zc_select_cancel.
+ */
+ZC_EXPORT void zc_select_disable(zc_select *s, size_t index);
+
+/**
+ * Select on the calling thread: complete exactly one of cases[0..n-1], parking the
+ * thread while none is ready.
+ *
+ * The starting case rotates from one call to the next on the same thread (unless
+ * flags has ZC_SELECT_ORDERED), so a loop of calls is fair.
+ *
+ * @param cases  As for zc_select_init; used for the duration of the call.
+ * @param n      Number of cases.
+ * @param flags  0 or ZC_SELECT_ORDERED.
+ * @param index  Receives the case the status belongs to, or n (see zc_select_poll).
+ * @return As zc_select_poll, without ZC_PENDING.
+ *
+ * Thread safety: any number of threads at once, on any channels.
+ * Source: a zc_select driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_select_blocking(zc_select_case *cases, size_t n, unsigned flags,
+                                       size_t *index);
+
+/**
+ * As zc_select_blocking, giving up after timeout_ns nanoseconds.
+ *
+ * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
+ * @return As zc_select_blocking, plus ZC_TIMEDOUT with *index == n (every case was
+ *         cancelled: nothing was taken, nothing was sent).
+ */
+ZC_EXPORT zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned flags,
+                                      uint64_t timeout_ns, size_t *index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCHAN_SELECT_H */

@@ -1,0 +1,729 @@
+/* Unit tests of select (zchan/select.h): which case is chosen (exactly one, rotation,
+ * ordered mode, send cases, mixed element sizes), what is left on the channels' waiter
+ * lists afterwards (checked through the internal waitlist), wake-up passing, close,
+ * timeouts, bad arguments; and two threaded tests: a blocking select draining two
+ * producers until both close, and a non-blocking select racing a thread for a message. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <zchan/block.h>
+#include <zchan/select.h>
+
+#include "chan.h" /* the waiter lists behind the handles */
+
+#include "counting_waker.h"
+#include "u64_channel.h"
+
+enum { CHANS = 3 };
+
+/* CHANS channels of uint64_t, a counting waker for the select and its zc_waker. */
+typedef struct fixture {
+    zc_sender *tx[CHANS];
+    zc_receiver *rx[CHANS];
+    counting_waker cw;
+    zc_waker w;
+} fixture;
+
+static void fixture_init(fixture *f, size_t cap) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    for (int i = 0; i < CHANS; i++)
+        assert_int_equal(zc_bounded(cap, &cfg, &f->tx[i], &f->rx[i]), ZC_OK);
+    counting_waker_init(&f->cw);
+    f->w = counting_waker_of(&f->cw);
+}
+
+static void fixture_done(fixture *f) {
+    for (int i = 0; i < CHANS; i++) {
+        zc_sender_drop(f->tx[i]);
+        zc_receiver_drop(f->rx[i]);
+    }
+}
+
+static unsigned wakes(fixture *f) { return counting_waker_count(&f->cw); }
+
+/* Nodes linked on a waiter list; the list's head agrees with its count. */
+static size_t linked(zc__waitlist *wl) {
+    size_t n = atomic_load_explicit(&wl->waiters, memory_order_relaxed);
+    assert_true((n == 0) == (wl->head == NULL));
+    return n;
+}
+
+static size_t recv_linked(zc_receiver *rx) { return linked(&rx->ch->recv_waiters); }
+static size_t send_linked(zc_sender *tx) { return linked(&tx->ch->send_waiters); }
+
+/* Every waiter list of the fixture is empty. */
+static void assert_nothing_linked(fixture *f) {
+    for (int i = 0; i < CHANS; i++) {
+        assert_int_equal(recv_linked(f->rx[i]), 0);
+        assert_int_equal(send_linked(f->tx[i]), 0);
+    }
+}
+
+static size_t channel_len(zc_receiver *rx) {
+    zc_info info;
+    assert_int_equal(zc_receiver_info(rx, &info), ZC_OK);
+    return info.len;
+}
+
+/* Receive cases over every channel of f, into out[i]. */
+static void recv_cases(fixture *f, zc_select_case *c, uint64_t *out) {
+    for (int i = 0; i < CHANS; i++) {
+        out[i] = 0xdeadbeef;
+        zc_select_recv_case(&c[i], f->rx[i], &out[i]);
+    }
+}
+
+static void expect_poll(zc_select *s, const zc_waker *w, zc_status want, size_t want_index) {
+    size_t index = 12345;
+    assert_int_equal(zc_select_poll(s, w, &index), want);
+    assert_int_equal(index, want_index);
+}
+
+/* ---- choosing --------------------------------------------------------------------- */
+
+static void test_select_takes_the_ready_receive_and_leaves_the_others_alone(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    send_u64(f.tx[1], 7);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_OK, 1);
+    assert_int_equal(out[1], 7);
+    assert_int_equal(out[0], 0xdeadbeef);
+    assert_int_equal(out[2], 0xdeadbeef);
+    assert_int_equal(wakes(&f), 0);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_select_with_every_case_ready_takes_exactly_one_message(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    for (int i = 0; i < CHANS; i++) send_u64(f.tx[i], 10 + (uint64_t)i);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    size_t index = CHANS;
+    assert_int_equal(zc_select_poll(&s, &f.w, &index), ZC_OK);
+    assert_true(index < CHANS);
+    assert_int_equal(out[index], 10 + index);
+    for (size_t i = 0; i < CHANS; i++) {
+        assert_int_equal(channel_len(f.rx[i]), i == index ? 0 : 1);
+        if (i != index) assert_int_equal(out[i], 0xdeadbeef);
+    }
+    fixture_done(&f);
+}
+
+static void test_rotation_takes_always_ready_cases_in_turn(void **state) {
+    (void)state;
+    enum { ROUNDS = 30 };
+    fixture f;
+    fixture_init(&f, ROUNDS);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    for (uint64_t m = 0; m < ROUNDS; m++)
+        for (int i = 0; i < CHANS; i++) send_u64(f.tx[i], m);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    size_t first = CHANS, chosen[CHANS] = {0};
+    for (size_t r = 0; r < ROUNDS * CHANS; r++) {
+        size_t index = CHANS;
+        assert_int_equal(zc_select_poll(&s, &f.w, &index), ZC_OK); /* polled again: next */
+        if (r == 0) first = index;
+        assert_int_equal(index, (first + r) % CHANS); /* each case in turn */
+        assert_int_equal(out[index], chosen[index]);  /* each channel in order */
+        chosen[index]++;
+    }
+    for (int i = 0; i < CHANS; i++) assert_int_equal(chosen[i], ROUNDS);
+    fixture_done(&f);
+}
+
+static void test_blocking_selects_in_a_loop_rotate_too(void **state) {
+    (void)state;
+    enum { ROUNDS = 20 };
+    fixture f;
+    fixture_init(&f, ROUNDS);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out); /* only the first two cases are used */
+    for (uint64_t m = 0; m < ROUNDS; m++) {
+        send_u64(f.tx[0], m);
+        send_u64(f.tx[1], m);
+    }
+    size_t chosen[2] = {0}, last = 2;
+    for (int r = 0; r < 2 * ROUNDS; r++) {
+        size_t index = 2;
+        assert_int_equal(zc_select_blocking(c, 2, 0, &index), ZC_OK);
+        assert_true(index < 2);
+        assert_int_not_equal(index, last); /* never the same case twice in a row */
+        last = index;
+        chosen[index]++;
+    }
+    assert_int_equal(chosen[0], ROUNDS);
+    assert_int_equal(chosen[1], ROUNDS);
+    fixture_done(&f);
+}
+
+static void test_ordered_mode_prefers_the_first_ready_case_in_list_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    for (uint64_t m = 0; m < 2; m++) {
+        send_u64(f.tx[1], 10 + m);
+        send_u64(f.tx[2], 20 + m);
+    }
+    zc_select s;
+    zc_select_init(&s, c, CHANS, ZC_SELECT_ORDERED);
+    expect_poll(&s, &f.w, ZC_OK, 1);
+    assert_int_equal(out[1], 10);
+    expect_poll(&s, &f.w, ZC_OK, 1);
+    assert_int_equal(out[1], 11);
+    expect_poll(&s, &f.w, ZC_OK, 2); /* channel 1 is empty now */
+    assert_int_equal(out[2], 20);
+    send_u64(f.tx[0], 5);
+    expect_poll(&s, &f.w, ZC_OK, 0);
+    assert_int_equal(out[0], 5);
+    expect_poll(&s, &f.w, ZC_OK, 2);
+    assert_int_equal(out[2], 21);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    zc_select_cancel(&s);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+/* ---- send cases and element sizes ------------------------------------------------- */
+
+static void test_send_case_completes_on_the_channel_with_room_only(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx[0], 1); /* full */
+    send_u64(f.tx[2], 3); /* full */
+    uint64_t msg = 99;
+    zc_select_case c[CHANS];
+    for (int i = 0; i < CHANS; i++) zc_select_send_case(&c[i], f.tx[i], &msg);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_OK, 1);
+    expect_u64(f.rx[0], 1);
+    expect_u64(f.rx[1], 99);
+    expect_u64(f.rx[2], 3);
+    expect_recv_status(f.rx[0], ZC_EMPTY); /* nothing more was sent anywhere */
+    expect_recv_status(f.rx[2], ZC_EMPTY);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_pending_send_select_completes_once_a_slot_frees(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    for (int i = 0; i < CHANS; i++) send_u64(f.tx[i], (uint64_t)i);
+    uint64_t msg = 99;
+    zc_select_case c[CHANS];
+    for (int i = 0; i < CHANS; i++) zc_select_send_case(&c[i], f.tx[i], &msg);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    for (int i = 0; i < CHANS; i++) assert_int_equal(send_linked(f.tx[i]), 1);
+    expect_u64(f.rx[2], 2); /* frees a slot in channel 2 */
+    assert_int_equal(wakes(&f), 1);
+    expect_poll(&s, &f.w, ZC_OK, 2);
+    assert_nothing_linked(&f);
+    expect_u64(f.rx[2], 99);
+    expect_u64(f.rx[0], 0);
+    expect_u64(f.rx[1], 1);
+    for (int i = 0; i < CHANS; i++) expect_recv_status(f.rx[i], ZC_EMPTY);
+    fixture_done(&f);
+}
+
+typedef struct wide {
+    uint64_t a, b, c;
+} wide;
+
+static void test_cases_over_channels_of_different_element_sizes(void **state) {
+    (void)state;
+    zc_sender *tx8, *tx24, *tx2;
+    zc_receiver *rx8, *rx24, *rx2;
+    zc_config c8 = {1, NULL, NULL}, c24 = {sizeof(wide), NULL, NULL}, c2 = {2, NULL, NULL};
+    assert_int_equal(zc_bounded(1, &c8, &tx8, &rx8), ZC_OK);
+    assert_int_equal(zc_unbounded(&c24, &tx24, &rx24), ZC_OK);
+    assert_int_equal(zc_bounded(1, &c2, &tx2, &rx2), ZC_OK);
+    uint16_t fill = 0x1111, msg2 = 0xbeef;
+    assert_int_equal(zc_try_send(tx2, &fill), ZC_OK); /* the send case must wait */
+
+    unsigned char out8[2] = {0xaa, 0xaa}; /* one byte of room, one guard byte */
+    wide out24 = {0, 0, 0};
+    zc_select_case c[3];
+    zc_select_recv_case(&c[0], rx8, out8);
+    zc_select_recv_case(&c[1], rx24, &out24);
+    zc_select_send_case(&c[2], tx2, &msg2);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    zc_select s;
+    zc_select_init(&s, c, 3, 0);
+    expect_poll(&s, &w, ZC_PENDING, 3);
+
+    wide in = {1, 2, 3};
+    assert_int_equal(zc_try_send(tx24, &in), ZC_OK);
+    assert_int_equal(counting_waker_count(&cw), 1);
+    expect_poll(&s, &w, ZC_OK, 1);
+    assert_memory_equal(&out24, &in, sizeof in);
+    assert_int_equal(out8[0], 0xaa);
+
+    unsigned char b = 0x5c;
+    assert_int_equal(zc_try_send(tx8, &b), ZC_OK);
+    expect_poll(&s, &w, ZC_OK, 0);
+    assert_int_equal(out8[0], 0x5c);
+    assert_int_equal(out8[1], 0xaa); /* exactly elem_size bytes written */
+
+    uint16_t got;
+    assert_int_equal(zc_try_recv(rx2, &got), ZC_OK); /* frees the slot */
+    assert_int_equal(got, 0x1111);
+    expect_poll(&s, &w, ZC_OK, 2);
+    assert_int_equal(zc_try_recv(rx2, &got), ZC_OK);
+    assert_int_equal(got, 0xbeef);
+    assert_int_equal(linked(&rx8->ch->recv_waiters), 0);
+    assert_int_equal(linked(&rx24->ch->recv_waiters), 0);
+    assert_int_equal(linked(&tx2->ch->send_waiters), 0);
+    zc_sender_drop(tx8), zc_receiver_drop(rx8);
+    zc_sender_drop(tx24), zc_receiver_drop(rx24);
+    zc_sender_drop(tx2), zc_receiver_drop(rx2);
+}
+
+/* ---- waiter lists: cancel, wake-up passing, close ---------------------------------- */
+
+static void test_pending_select_links_one_node_per_case_and_cancel_unlinks_all(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx[2], 1); /* channel 2 full: its send case waits */
+    uint64_t out[2], msg = 5;
+    zc_select_case c[CHANS];
+    zc_select_recv_case(&c[0], f.rx[0], &out[0]);
+    zc_select_recv_case(&c[1], f.rx[1], &out[1]);
+    zc_select_send_case(&c[2], f.tx[2], &msg);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS); /* polled again: still one node each */
+    assert_ptr_equal(f.rx[0]->ch->recv_waiters.head, &c[0].zc__node);
+    assert_ptr_equal(f.rx[1]->ch->recv_waiters.head, &c[1].zc__node);
+    assert_ptr_equal(f.tx[2]->ch->send_waiters.head, &c[2].zc__node);
+    assert_int_equal(recv_linked(f.rx[0]) + recv_linked(f.rx[1]) + send_linked(f.tx[2]), 3);
+    zc_select_cancel(&s);
+    assert_nothing_linked(&f);
+    send_u64(f.tx[0], 1); /* no wake after cancel */
+    expect_u64(f.rx[2], 1);
+    assert_int_equal(wakes(&f), 0);
+    assert_int_equal(channel_len(f.rx[0]), 1); /* the cancelled select took nothing */
+    assert_int_equal(channel_len(f.rx[2]), 0); /* and sent nothing */
+    fixture_done(&f);
+}
+
+static void test_cancel_of_a_woken_select_passes_the_wake_to_the_next_receiver(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    counting_waker other;
+    counting_waker_init(&other);
+    zc_waker ow = counting_waker_of(&other);
+    zc_recv r;
+    zc_recv_init(&r, f.rx[0]);
+    uint64_t got = 0;
+    assert_int_equal(zc_recv_poll(&r, &ow, &got), ZC_PENDING); /* behind the select */
+    send_u64(f.tx[0], 42);
+    assert_int_equal(wakes(&f), 1); /* the select was first in line */
+    assert_int_equal(counting_waker_count(&other), 0);
+    zc_select_cancel(&s);
+    assert_int_equal(counting_waker_count(&other), 1); /* passed on */
+    assert_int_equal(zc_recv_poll(&r, &ow, &got), ZC_OK);
+    assert_int_equal(got, 42);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_select_woken_by_one_channel_that_completes_on_another_passes_the_wake_on(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    uint64_t out[2];
+    zc_select_case c[CHANS];
+    zc_select_recv_case(&c[0], f.rx[1], &out[0]); /* ordered: channel 1 first */
+    zc_select_recv_case(&c[1], f.rx[0], &out[1]);
+    zc_select s;
+    zc_select_init(&s, c, 2, ZC_SELECT_ORDERED);
+    expect_poll(&s, &f.w, ZC_PENDING, 2);
+    counting_waker other;
+    counting_waker_init(&other);
+    zc_waker ow = counting_waker_of(&other);
+    zc_recv r;
+    zc_recv_init(&r, f.rx[0]);
+    uint64_t got = 0;
+    assert_int_equal(zc_recv_poll(&r, &ow, &got), ZC_PENDING);
+    send_u64(f.tx[0], 42); /* wakes the select through channel 0 */
+    assert_int_equal(wakes(&f), 1);
+    send_u64(f.tx[1], 7); /* and through channel 1: one wake per node at most */
+    assert_int_equal(wakes(&f), 2);
+    assert_int_equal(counting_waker_count(&other), 0);
+    expect_poll(&s, &f.w, ZC_OK, 0); /* takes channel 1's message */
+    assert_int_equal(out[0], 7);
+    assert_int_equal(counting_waker_count(&other), 1); /* channel 0's wake passed on */
+    assert_int_equal(zc_recv_poll(&r, &ow, &got), ZC_OK);
+    assert_int_equal(got, 42);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_close_of_one_channel_wakes_the_select_and_nothing_stays_linked(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    assert_true(zc_sender_close(f.tx[1]));
+    assert_int_equal(wakes(&f), 1);
+    expect_poll(&s, &f.w, ZC_CLOSED, 1);
+    assert_int_equal(out[1], 0xdeadbeef);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_closed_case_is_reported_until_disabled_and_then_the_select_ends(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    send_u64(f.tx[0], 3);
+    assert_true(zc_sender_close(f.tx[0]));
+    zc_select s;
+    zc_select_init(&s, c, 2, ZC_SELECT_ORDERED);
+    expect_poll(&s, &f.w, ZC_OK, 0); /* close still lets the message out */
+    assert_int_equal(out[0], 3);
+    expect_poll(&s, &f.w, ZC_CLOSED, 0);
+    expect_poll(&s, &f.w, ZC_CLOSED, 0); /* reported again: still enabled */
+    zc_select_disable(&s, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, 2);
+    assert_int_equal(recv_linked(f.rx[1]), 1);
+    assert_int_equal(recv_linked(f.rx[0]), 0); /* the disabled case never registers */
+    zc_receiver_close(f.rx[1]);
+    assert_int_equal(wakes(&f), 1);
+    expect_poll(&s, &f.w, ZC_CLOSED, 1);
+    zc_select_disable(&s, 1);
+    expect_poll(&s, &f.w, ZC_CLOSED, 2); /* nothing left to select */
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_disable_of_a_pending_case_unlinks_it_at_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    zc_select_disable(&s, 2);
+    zc_select_disable(&s, CHANS); /* out of range: nothing */
+    assert_int_equal(recv_linked(f.rx[2]), 0);
+    assert_int_equal(recv_linked(f.rx[0]), 1);
+    send_u64(f.tx[2], 1);
+    assert_int_equal(wakes(&f), 0);
+    zc_select_cancel(&s);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+/* A wake that polls the select from inside itself (an inline executor). */
+typedef struct inline_poll {
+    zc_select *s;
+    zc_waker w;
+    zc_status got;
+    size_t index;
+} inline_poll;
+
+static void poll_inline(void *arg) {
+    inline_poll *ip = arg;
+    ip->got = zc_select_poll(ip->s, &ip->w, &ip->index);
+}
+
+static void test_wake_that_polls_the_select_inline_completes_it(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    inline_poll ip = {&s, f.w, ZC_EINVAL, CHANS};
+    f.cw.on_wake = poll_inline;
+    f.cw.arg = &ip;
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    send_u64(f.tx[2], 8); /* its notify runs our wake, which polls the select */
+    assert_int_equal(wakes(&f), 1);
+    assert_int_equal(ip.got, ZC_OK);
+    assert_int_equal(ip.index, 2);
+    assert_int_equal(out[2], 8);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+/* ---- arguments and timeouts ------------------------------------------------------- */
+
+static void test_bad_arguments_return_einval_and_leave_nothing_registered(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    size_t index = 77;
+    assert_int_equal(zc_select_poll(NULL, &f.w, &index), ZC_EINVAL);
+    zc_select_init(&s, NULL, 3, 0);
+    expect_poll(&s, &f.w, ZC_EINVAL, 3);
+    zc_select_init(&s, c, 0, 0);
+    expect_poll(&s, &f.w, ZC_EINVAL, 0);
+
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    zc_waker no_wake = {NULL, NULL};
+    expect_poll(&s, &no_wake, ZC_EINVAL, CHANS); /* rule 3: deregistered */
+    assert_nothing_linked(&f);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    expect_poll(&s, NULL, ZC_EINVAL, CHANS);
+    assert_nothing_linked(&f);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    assert_int_equal(zc_select_poll(&s, &f.w, NULL), ZC_EINVAL);
+    assert_nothing_linked(&f);
+
+    zc_select_recv_case(&c[1], f.rx[1], NULL); /* no out buffer */
+    send_u64(f.tx[0], 1);
+    expect_poll(&s, &f.w, ZC_EINVAL, 1); /* names the bad case, takes nothing */
+    assert_int_equal(channel_len(f.rx[0]), 1);
+    uint64_t msg = 1;
+    zc_select_send_case(&c[1], f.tx[1], NULL);
+    expect_poll(&s, &f.w, ZC_EINVAL, 1);
+    zc_select_send_case(&c[1], f.tx[1], &msg);
+    send_u64(f.tx[1], 1); /* full: only case 0 is ready */
+    expect_poll(&s, &f.w, ZC_OK, 0); /* no longer bad */
+
+    zc_select_init(NULL, c, CHANS, 0); /* NULL does nothing */
+    zc_select_cancel(NULL);
+    zc_select_disable(NULL, 0);
+    zc_select_recv_case(NULL, f.rx[0], out);
+    zc_select_send_case(NULL, f.tx[0], &msg);
+    assert_int_equal(wakes(&f), 0);
+    fixture_done(&f);
+}
+
+static void test_select_timeout_on_empty_channels_times_out_with_nothing_linked(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    size_t index = 0;
+    assert_int_equal(zc_select_timeout(c, CHANS, 0, 0, &index), ZC_TIMEDOUT);
+    assert_int_equal(index, CHANS);
+    assert_int_equal(zc_select_timeout(c, CHANS, 0, 2000000, &index), ZC_TIMEDOUT); /* 2 ms */
+    assert_int_equal(index, CHANS);
+    assert_nothing_linked(&f);
+    send_u64(f.tx[1], 4);
+    assert_int_equal(zc_select_timeout(c, CHANS, 0, 0, &index), ZC_OK);
+    assert_int_equal(index, 1);
+    assert_int_equal(out[1], 4);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+/* ---- threads ------------------------------------------------------------------------ */
+
+enum { PER_PRODUCER = 10000 };
+
+typedef struct producer {
+    zc_sender *tx;
+    uint64_t base; /* messages are base + 0 .. base + PER_PRODUCER - 1 */
+} producer;
+
+static void *produce(void *arg) {
+    producer *p = arg;
+    for (uint64_t i = 0; i < PER_PRODUCER; i++) {
+        uint64_t m = p->base + i;
+        if (zc_send_blocking(p->tx, &m) != ZC_OK) return "send failed";
+    }
+    zc_sender_drop(p->tx); /* the last sender: closes the channel */
+    return NULL;
+}
+
+static void test_blocking_select_drains_two_producers_until_both_channels_close(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    producer p[2] = {{f.tx[0], 0}, {f.tx[1], 1000000}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, produce, &p[i]), 0);
+
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    uint64_t next[2] = {0, 1000000}, closed = 0;
+    for (;;) {
+        size_t index = 99;
+        zc_status st = zc_select_blocking(c, 2, 0, &index);
+        if (st == ZC_CLOSED && index == 2) break; /* both disabled */
+        assert_true(index < 2);
+        if (st == ZC_CLOSED) {
+            zc_select_recv_case(&c[index], NULL, NULL); /* disable */
+            closed++;
+            continue;
+        }
+        assert_int_equal(st, ZC_OK);
+        assert_int_equal(out[index], next[index]); /* in order, none lost or doubled */
+        next[index]++;
+    }
+    for (int i = 0; i < 2; i++) {
+        void *err = "";
+        assert_int_equal(pthread_join(t[i], &err), 0);
+        assert_null(err);
+    }
+    assert_int_equal(closed, 2);
+    assert_int_equal(next[0], PER_PRODUCER);
+    assert_int_equal(next[1], 1000000 + PER_PRODUCER);
+    assert_nothing_linked(&f);
+    f.tx[0] = f.tx[1] = NULL; /* dropped by the producers */
+    fixture_done(&f);
+}
+
+enum { RACE_ROUNDS = 2000 };
+
+/* Two threads meet: each calls meet(m, &k) in turn; the k-th call returns once both
+ * threads have made their k-th call (spinning with sched_yield: the wait is short). */
+typedef struct meeting {
+    atomic_uint arrived;
+} meeting;
+
+static void meet(meeting *m, unsigned *k) {
+    ++*k;
+    /* acq_rel: what each thread did before meeting is visible to the other after it. */
+    atomic_fetch_add_explicit(&m->arrived, 1, memory_order_acq_rel);
+    while (atomic_load_explicit(&m->arrived, memory_order_acquire) < 2 * *k)
+        sched_yield();
+}
+
+typedef struct racer {
+    zc_receiver *rx;
+    meeting *m;
+    unsigned took; /* rounds this thread won */
+} racer;
+
+static void *race(void *arg) {
+    racer *r = arg;
+    unsigned k = 0;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        meet(r->m, &k); /* the message is in */
+        uint64_t v;
+        if (zc_try_recv(r->rx, &v) == ZC_OK) r->took++;
+        meet(r->m, &k); /* both attempts are over */
+    }
+    return NULL;
+}
+
+static void test_nonblocking_select_racing_another_thread_never_blocks(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    meeting m;
+    atomic_init(&m.arrived, 0);
+    unsigned k = 0;
+    racer r = {f.rx[0], &m, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, race, &r), 0);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out); /* channel 0 gets the message, channel 1 stays empty */
+    unsigned took = 0;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        send_u64(f.tx[0], (uint64_t)i);
+        meet(&m, &k);
+        size_t index = 99;
+        zc_status st = zc_select_timeout(c, 2, 0, 0, &index); /* one attempt */
+        if (st == ZC_OK) {
+            assert_int_equal(index, 0);
+            assert_int_equal(out[0], (uint64_t)i);
+            took++;
+        } else {
+            assert_int_equal(st, ZC_TIMEDOUT);
+            assert_int_equal(index, 2);
+        }
+        meet(&m, &k);
+        assert_int_equal(channel_len(f.rx[0]), 0); /* exactly one of us took it */
+    }
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(took + r.took, RACE_ROUNDS);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_select_takes_the_ready_receive_and_leaves_the_others_alone),
+        cmocka_unit_test(test_select_with_every_case_ready_takes_exactly_one_message),
+        cmocka_unit_test(test_rotation_takes_always_ready_cases_in_turn),
+        cmocka_unit_test(test_blocking_selects_in_a_loop_rotate_too),
+        cmocka_unit_test(test_ordered_mode_prefers_the_first_ready_case_in_list_order),
+        cmocka_unit_test(test_send_case_completes_on_the_channel_with_room_only),
+        cmocka_unit_test(test_pending_send_select_completes_once_a_slot_frees),
+        cmocka_unit_test(test_cases_over_channels_of_different_element_sizes),
+        cmocka_unit_test(test_pending_select_links_one_node_per_case_and_cancel_unlinks_all),
+        cmocka_unit_test(test_cancel_of_a_woken_select_passes_the_wake_to_the_next_receiver),
+        cmocka_unit_test(
+            test_select_woken_by_one_channel_that_completes_on_another_passes_the_wake_on),
+        cmocka_unit_test(test_close_of_one_channel_wakes_the_select_and_nothing_stays_linked),
+        cmocka_unit_test(test_closed_case_is_reported_until_disabled_and_then_the_select_ends),
+        cmocka_unit_test(test_disable_of_a_pending_case_unlinks_it_at_once),
+        cmocka_unit_test(test_wake_that_polls_the_select_inline_completes_it),
+        cmocka_unit_test(test_bad_arguments_return_einval_and_leave_nothing_registered),
+        cmocka_unit_test(test_select_timeout_on_empty_channels_times_out_with_nothing_linked),
+        cmocka_unit_test(test_blocking_select_drains_two_producers_until_both_channels_close),
+        cmocka_unit_test(test_nonblocking_select_racing_another_thread_never_blocks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
