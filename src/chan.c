@@ -11,6 +11,7 @@
  *        so discarding (or freeing) after it is safe.
  */
 #include "chan.h"
+#include "hooks.h"
 
 #include <assert.h>
 #include <stdint.h>
@@ -68,6 +69,7 @@ static size_t chan_len(zc__chan *ch) {
 static bool chan_close(zc__chan *ch) {
     bool closed = ch->bounded ? zc__ring_close(&ch->q.ring) : zc__segq_close(&ch->q.segq);
     if (closed) {
+        ZC__HOOK(ZC__HOOK_CLOSE_MARKED);
         /* Close wakes everyone: waiters re-check and see the mark (the seq_cst fetch_or
          * in *_close happens before our lock of each list, so any waiter linked after
          * the sweep sees the mark on its re-check). */

@@ -16,6 +16,7 @@
  * notified passes the notification on.
  */
 #include "chan.h"
+#include "hooks.h"
 
 /* A fresh node: not linked, no notification. The links and waker are written when it
  * registers. Relaxed: the future is not shared with anyone until it registers. */
@@ -51,7 +52,10 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__
     bool registered = false;
     for (;;) {
         if (s == ZC_FULL) {
-            if (registered) return ZC_PENDING;
+            if (registered) {
+                ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
+                return ZC_PENDING;
+            }
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
             registered = true;
             s = zc__chan_send(ch, f->zc__msg); /* the re-check */
@@ -96,7 +100,10 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     bool registered = false;
     for (;;) {
         if (s == ZC_EMPTY) {
-            if (registered) return ZC_PENDING;
+            if (registered) {
+                ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
+                return ZC_PENDING;
+            }
             zc__waitlist_register(&ch->recv_waiters, &f->zc__node, w);
             registered = true;
             s = zc__chan_recv(ch, out); /* the re-check */

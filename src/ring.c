@@ -58,9 +58,11 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     r->slots = slots;
     /* Relaxed: the ring is published to other threads through the handle that the
      * constructor returns (its creator hands it over with a synchronising operation). */
-    for (size_t i = 0; i < cap; i++) atomic_init(zc__ring_stamp(r, i), i);
-    atomic_init(&r->head, 0);
-    atomic_init(&r->tail, 0);
+    /* Lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
+    size_t start = ZC__START_POS(r->one_lap);
+    for (size_t i = 0; i < cap; i++) atomic_init(zc__ring_stamp(r, i), start + i);
+    atomic_init(&r->head, start);
+    atomic_init(&r->tail, start);
     return ZC_OK;
 }
 
@@ -86,9 +88,11 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
             if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, zc__ring_next(r, tail),
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
+                ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
                 /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
                 atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
+                ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
                 return ZC_OK;
             }
             zc__cpu_relax();
@@ -122,10 +126,12 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
             if (atomic_compare_exchange_weak_explicit(&r->head, &head, zc__ring_next(r, head),
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
+                ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 zc__copy_msg(out, zc__ring_msg(r, index), r->elem_size);
                 /* [R2] release the slot for the next lap; pairs with [A1]. */
                 atomic_store_explicit(zc__ring_stamp(r, index), head + r->one_lap,
                                       memory_order_release);
+                ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
                 return ZC_OK;
             }
             zc__cpu_relax();

@@ -18,6 +18,7 @@
 #include <zchan/status.h>
 
 #include "atomic.h"
+#include "hooks.h"
 
 typedef struct zc__ring {
     /* Receivers' word: the next position to receive from. Own line (producer/consumer). */
@@ -92,9 +93,11 @@ static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
         /* [S1] seq_cst claim; see the map in ring.c. */
         atomic_compare_exchange_strong_explicit(&r->tail, &tail, zc__ring_next(r, tail),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
+        ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
         zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
         /* [R1] publish the message; pairs with [A2]. */
         atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
+        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
     return zc__ring_push_slow(r, msg);
@@ -109,9 +112,11 @@ static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
         /* [S1] seq_cst claim. */
         atomic_compare_exchange_strong_explicit(&r->head, &head, zc__ring_next(r, head),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
+        ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
         zc__copy_msg(out, zc__ring_msg(r, index), r->elem_size);
         /* [R2] release the slot for the next lap; pairs with [A1]. */
         atomic_store_explicit(zc__ring_stamp(r, index), head + r->one_lap, memory_order_release);
+        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
     return zc__ring_pop_slow(r, out);

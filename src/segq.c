@@ -49,6 +49,7 @@ struct zc__seg *zc__seg_alloc(zc__segq *q) {
 }
 
 void zc__seg_free(zc__segq *q, struct zc__seg *s) {
+    ZC__HOOK(ZC__HOOK_SEGMENT_FREED);
     struct zc__seg *expected = NULL;
     /* [R7] release: our reads of the segment happen before its reuse (pairs with [A7]).
      * Relaxed on failure: we only learn that the spare place is taken. */
@@ -86,9 +87,11 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     q->elem_size = elem_size;
     q->stride = (ZC__SEG_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
     q->seg_bytes = sizeof(struct zc__seg) + ZC__SEG_CAP * q->stride;
-    atomic_init(&q->head_index, 0);
+    /* Lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
+    size_t start = ZC__START_POS((size_t)ZC__SEG_LAP << ZC__SEG_SHIFT);
+    atomic_init(&q->head_index, start);
     atomic_init(&q->head_seg, NULL);
-    atomic_init(&q->tail_index, 0);
+    atomic_init(&q->tail_index, start);
     atomic_init(&q->tail_seg, NULL);
     atomic_init(&q->spare, NULL);
     return ZC_OK;
@@ -150,6 +153,7 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
         if (atomic_compare_exchange_weak_explicit(&q->tail_index, &tail, new_tail,
                                                   memory_order_seq_cst,
                                                   memory_order_acquire)) {
+            ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
             if (offset + 1 == ZC__SEG_CAP) {
                 /* We took the last slot: install next_seg and move tail past the
                  * boundary. [R3] release stores, in the order readers load them. */
@@ -158,10 +162,12 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
                                       memory_order_release);
                 atomic_store_explicit(&seg->next, next_seg, memory_order_release);
                 next_seg = NULL;
+                ZC__HOOK(ZC__HOOK_SEGMENT_INSTALLED);
             }
             zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
             /* [R4] publish the message; pairs with [A4] in zc__segq_pop(). */
             atomic_fetch_or_explicit(zc__seg_state(q, seg, offset), ZC__SEG_WRITE, memory_order_release);
+            ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
             status = ZC_OK;
             break;
         }
@@ -206,6 +212,7 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
         if (atomic_compare_exchange_weak_explicit(&q->head_index, &head, new_head,
                                                   memory_order_seq_cst,
                                                   memory_order_acquire)) {
+            ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
             if (offset + 1 == ZC__SEG_CAP) {
                 /* We took the last slot: move head to the next segment. */
                 struct zc__seg *next = zc__seg_wait_next(seg);
@@ -226,6 +233,7 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
                 zc__seg_destroy(q, seg, 0);
             else if (atomic_fetch_or_explicit(st, ZC__SEG_READ, memory_order_acq_rel) & ZC__SEG_DESTROY) /* [R6] */
                 zc__seg_destroy(q, seg, offset + 1);
+            ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
             return ZC_OK;
         }
         seg = atomic_load_explicit(&q->head_seg, memory_order_acquire); /* [A5] */
@@ -250,15 +258,11 @@ size_t zc__segq_len(const zc__segq *q) {
         size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
         size_t head = atomic_load_explicit(&q->head_index, memory_order_seq_cst);
         if (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) != tail) continue;
-        tail >>= ZC__SEG_SHIFT;
-        head >>= ZC__SEG_SHIFT;
-        /* A position parked on the boundary counts as the next segment's first. */
-        if (tail % ZC__SEG_LAP == ZC__SEG_LAP - 1) tail++;
-        if (head % ZC__SEG_LAP == ZC__SEG_LAP - 1) head++;
-        size_t lap = head / ZC__SEG_LAP;
-        tail -= lap * ZC__SEG_LAP;
-        head -= lap * ZC__SEG_LAP;
-        return tail - head - tail / ZC__SEG_LAP;
+        /* Positions from head to tail, in wrapping arithmetic (the counters may wrap);
+         * minus the boundary positions (one per lap) among them. */
+        size_t positions = ((tail & ~ZC__SEG_MARK) - (head & ~ZC__SEG_MARK)) >> ZC__SEG_SHIFT;
+        size_t head_offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
+        return positions - (head_offset + positions) / ZC__SEG_LAP;
     }
 }
 

@@ -19,6 +19,7 @@
 #include <zchan/status.h>
 
 #include "atomic.h"
+#include "hooks.h"
 
 struct zc__seg;
 
@@ -116,10 +117,12 @@ static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
         atomic_compare_exchange_strong_explicit(&q->tail_index, &tail,
                                                 tail + ((size_t)1 << ZC__SEG_SHIFT),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
+        ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
         zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
         /* [R4] publish the message; pairs with [A4] in the receiver. */
         atomic_fetch_or_explicit(zc__seg_state(q, seg, offset), ZC__SEG_WRITE,
                                  memory_order_release);
+        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
     return zc__segq_push_slow(q, msg);
@@ -134,11 +137,12 @@ static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
      * Otherwise [S2] seq_cst load of tail (Dekker pairing), and the same segment. */
     if (seg && offset + 1 < ZC__SEG_CAP &&
         ((head & ZC__SEG_MARK) ||
-         (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) >> ZC__SEG_SHIFT) >
+         (atomic_load_explicit(&q->tail_index, memory_order_seq_cst) >> ZC__SEG_SHIFT) !=
              (head >> ZC__SEG_SHIFT)) &&
         atomic_compare_exchange_strong_explicit(&q->head_index, &head,
                                                 head + ((size_t)1 << ZC__SEG_SHIFT),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
+        ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
         _Atomic unsigned *st = zc__seg_state(q, seg, offset);
         zc__backoff wait = ZC__BACKOFF_INIT;
         /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
@@ -148,6 +152,7 @@ static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
         /* [R6] acq_rel: see segq.c. */
         if (atomic_fetch_or_explicit(st, ZC__SEG_READ, memory_order_acq_rel) & ZC__SEG_DESTROY)
             zc__seg_destroy(q, seg, offset + 1);
+        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
     return zc__segq_pop_slow(q, out);

@@ -30,6 +30,8 @@
  */
 #include "waitlist.h"
 
+#include "hooks.h"
+
 static _Thread_local zc__waiter *tl_waking; /* node whose wake this thread is inside */
 
 static inline _Atomic unsigned int *node_state(zc__waiter *n) {
@@ -111,6 +113,7 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     /* Relaxed: under the lock; the owner reads it under the lock or through [W2]. */
     atomic_store_explicit(node_state(n), ZC__WAKING, memory_order_relaxed);
     unlock(wl);
+    ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
     zc__waiter *outer = tl_waking;
     tl_waking = n;
@@ -146,6 +149,7 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
             node->zc__waker = *w; /* a later poll replaces the waker */
         }
         unlock(wl);
+        ZC__HOOK(ZC__HOOK_WAITER_REGISTERED);
         return;
     }
 }

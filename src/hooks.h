@@ -1,0 +1,47 @@
+/*
+ * hooks.h: named race windows for tests (build option ZCHAN_TEST_HOOKS).
+ *
+ * With the option OFF (the default) every ZC__HOOK() compiles to nothing. With it ON,
+ * each hook point calls the function a test installed with zc__test_set_hook(), on the
+ * thread that reached the point, so a stress test can widen the window there (yield,
+ * spin, sleep a random few microseconds). zc__test_set_start_lap() makes channels
+ * created afterwards start their position counters that many laps before the counters
+ * wrap around, so wrap-around is exercised within a short test.
+ */
+#ifndef ZCHAN_SRC_HOOKS_H
+#define ZCHAN_SRC_HOOKS_H
+
+#include <stddef.h>
+
+#include <zchan/config.h>
+#include <zchan/status.h>
+
+typedef enum zc__hook_point {
+    ZC__HOOK_SLOT_CLAIMED,      /* a send or receive won its slot, before the copy */
+    ZC__HOOK_SLOT_PUBLISHED,    /* the slot's stamp / state was published */
+    ZC__HOOK_WAITER_REGISTERED, /* a future linked its waiter, before the re-check */
+    ZC__HOOK_QUEUE_RECHECKED,   /* a future re-checked the queue and will return PENDING */
+    ZC__HOOK_WAITER_NOTIFIED,   /* a notifier unlinked a waiter, before calling wake */
+    ZC__HOOK_SEGMENT_INSTALLED, /* a sender installed the next segment */
+    ZC__HOOK_SEGMENT_FREED,     /* a segment is about to be freed or kept as spare */
+    ZC__HOOK_CLOSE_MARKED,      /* close set the mark, before waking the waiters */
+    ZC__HOOK_POINTS
+} zc__hook_point;
+
+#if ZCHAN_TEST_HOOKS
+/* Install fn (NULL: none); called as fn(point, ctx) at every hook point reached. */
+ZC_EXPORT void zc__test_set_hook(void (*fn)(zc__hook_point point, void *ctx), void *ctx);
+/* Channels created afterwards start laps_before_wrap laps before their counters wrap
+ * (0: start at 0, the normal case). */
+ZC_EXPORT void zc__test_set_start_lap(size_t laps_before_wrap);
+/* The start position for a queue whose lap is lap_size positions (internal). */
+size_t zc__test_start_pos(size_t lap_size);
+void zc__test_hook(zc__hook_point point);
+#define ZC__HOOK(point) zc__test_hook(point)
+#define ZC__START_POS(lap_size) zc__test_start_pos(lap_size)
+#else
+#define ZC__HOOK(point) ((void)0)
+#define ZC__START_POS(lap_size) ((size_t)0)
+#endif
+
+#endif /* ZCHAN_SRC_HOOKS_H */
