@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 . scripts/common.sh
 
 zc_need_packages cmake ninja-build gcc g++ clang libclang-rt-14-dev pkg-config \
-    libcmocka-dev binutils || exit 1
+    libcmocka-dev binutils libuv1-dev libev-dev || exit 1
 
 start=$SECONDS passed=0 failed=0 summary=()
 
