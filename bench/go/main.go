@@ -118,7 +118,7 @@ func flow(procs, capacity, senders, receivers, perSender int) time.Duration {
 // merged runs n channels of capacity 1024/n, one sender goroutine each, merged for one
 // receiver. Go's select has a fixed set of cases, and reflect.Select over a run-time
 // set costs O(n) with allocations per message (1 µs at n=2 to 265 µs at n=512 on the
-// development machine, minutes per run), so this is Go's usual merge: one forwarding
+// busy 2-core development machine: minutes per run), so this is Go's usual merge: one forwarding
 // goroutine per channel into a merged channel of the same capacity. Each message thus
 // crosses two channels.
 func merged(procs, n, perSender int) time.Duration {
@@ -300,7 +300,8 @@ func main() {
 	if *quick {
 		div = 10
 	}
-	c := counts{pairs: 100000 / div, batchReps: 100 / div, perSender: 10000 / div, manyTotal: (1 << 20) / div, rtts: 10000 / div}
+	// The same counts as bench/main.c and bench/rust.
+	c := counts{pairs: 1000000 / div, batchReps: 1000 / div, perSender: 10000 / div, manyTotal: (1 << 20) / div, rtts: 20000 / div}
 
 	all := rows()
 	var tokens []string

@@ -35,7 +35,7 @@ struct Row {
     unit: &'static str,
 }
 
-/// Message counts of a full run; `--quick` divides each by 10.
+/// Message counts of a full run (the same as bench/main.c); `--quick` divides each by 10.
 struct Counts {
     pairs: u64,
     batch_reps: u64,
@@ -51,11 +51,11 @@ impl Counts {
     fn new(quick: bool) -> Counts {
         let div = if quick { 10 } else { 1 };
         Counts {
-            pairs: 100_000 / div,
-            batch_reps: 100 / div,
+            pairs: 1_000_000 / div,
+            batch_reps: 1000 / div,
             per_sender: 10_000 / div,
             many_total: (1 << 20) / div,
-            rtts: 10_000 / div,
+            rtts: 20_000 / div,
         }
     }
 }
