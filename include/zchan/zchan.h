@@ -11,6 +11,9 @@
 #include <zchan/mpmc.h>
 #include <zchan/block.h>
 #include <zchan/select.h>
+#if defined(ZCHAN_HAS_BROADCAST)
+#include <zchan/broadcast.h>
+#endif
 #include <zchan/typed.h>
 
 #endif /* ZCHAN_ZCHAN_H */

@@ -1,0 +1,527 @@
+/*
+ * broadcast.c: the broadcast channel (zchan/broadcast.h).
+ *
+ * Source: tokio::sync::broadcast (a ring of slots, each with the number of receivers
+ * that still have to read it; a receiver whose position fell behind the oldest message
+ * held is told how many it missed and moves up to it). Here one mutex per channel
+ * guards the ring, the receivers' positions and the counts (tokio uses a tail mutex and
+ * a read-write lock per slot; finer locking is future work).
+ *
+ * State, all under ch->mu:
+ *   Sequence numbers count messages from 0; messages head .. tail-1 are held, message
+ *   s in slot s % cap. rem[slot] is the number of receivers that still have to read
+ *   the message in it: at a send, every live receiver; a receiver created by clone adds
+ *   itself to each held message at or after its position; a subscriber to none. A
+ *   receiver's pos is the next message it reads; pos < head means it lagged (overflow).
+ *   Invariant (the prefix property): a receiver counted in message s is counted in every
+ *   later message (it existed when they were sent, or was cloned before them), and it
+ *   reads in order, so rem of s reaches 0 only after rem of every earlier message did.
+ *   Hence the held messages are exactly those with rem > 0, head is the first of them,
+ *   and advancing head past the zeros at the front frees slots in order.
+ *   The last reader of a message (rem 1 -> 0) takes the original; the others get copies
+ *   (clone_msg, or a byte copy). A held message whose rem drops to 0 without a reader
+ *   taking it (its last reader was dropped), or that is overwritten (overflow mode), is
+ *   passed to drop_msg. So every copy is received once or dropped once.
+ *
+ * Waiting: two waiter lists (waitlist.c), used as the MPMC futures use them, except
+ * that a send wakes every waiting receiver (each has a new message), not one.
+ *   - Receivers: a send wakes as many receivers as were linked when it looked
+ *     (zc__waitlist_notify_one that many times). A receive node is always linked at the
+ *     back (it is unregistered, hence IDLE, before each registration), so the nodes that
+ *     were linked when the send looked are all in front of any linked later: popping
+ *     that many reaches each of them (a cancelled one just lets a later node get an
+ *     extra wake). Unlike notify_all, this cannot go on forever when woken receivers
+ *     read and register again while it runs. For the same reason an unused wake-up of a
+ *     receive is never owed to another receiver (every waiting receiver is woken by
+ *     every send, and close wakes all), so cancelling a receive passes nothing on.
+ *   - Senders (back-pressure mode): one wake per freed slot, in FIFO order; a woken
+ *     sender that completes or cancels passes an unused wake-up on, as in future.c.
+ *
+ * Ordering map:
+ *   [M1] The state is read and written only under ch->mu (pthread mutex: lock acquires,
+ *        unlock releases).
+ *   [M2] No lost wake-up, both lists: a waiter registers ([F2] in waitlist.c: a seq_cst
+ *        RMW of the list's `waiters`), then re-checks the state under ch->mu. A notifier
+ *        changes the state under ch->mu, unlocks, then loads `waiters` (seq_cst, in
+ *        zc__waitlist_has_waiters). The mutex orders the two critical sections: if the
+ *        notifier's came first, the waiter's re-check sees the change; if the waiter's
+ *        came first, its registration happens-before the notifier's load, which
+ *        therefore sees it (or a later count).
+ *   [H1] Handle counts are under ch->mu too; the thread that takes the last handle away
+ *        frees the channel after its unlock (no other handle is left to touch it).
+ */
+#include <zchan/broadcast.h>
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "block_on.h"
+#include "waitlist.h"
+
+typedef struct zc__bcast zc__bcast;
+
+struct zc_bcast_sender {
+    zc__bcast *ch;
+};
+
+struct zc_bcast_receiver {
+    zc__bcast *ch;
+    uint64_t pos; /* the next message this receiver reads; under ch->mu */
+};
+
+struct zc__bcast {
+    zc__waitlist recv_waiters; /* receivers waiting for a message or close */
+    zc__waitlist send_waiters; /* senders waiting for a free slot or close (back-pressure) */
+    pthread_mutex_t mu;
+    /* Under mu ([M1]). */
+    uint64_t head;    /* oldest message held */
+    uint64_t tail;    /* next message to send */
+    size_t senders;   /* live sender handles */
+    size_t receivers; /* live receiver handles */
+    size_t handles;   /* senders + receivers: the last one frees the channel */
+    bool closed;
+    size_t *rem;          /* per slot: receivers that still have to read it */
+    unsigned char *slots; /* cap * elem_size bytes of messages */
+    /* Read-only after creation. */
+    size_t cap;
+    size_t elem_size;
+    zc_bcast_mode mode;
+    void (*clone_msg)(void *dst, const void *src, void *ctx);
+    void (*drop_msg)(void *msg, void *ctx);
+    void *ctx;
+    struct zc_bcast_sender tx; /* every sender handle points here: they are counted */
+};
+
+static void lock(zc__bcast *ch) { pthread_mutex_lock(&ch->mu); }     /* [M1] */
+static void unlock(zc__bcast *ch) { pthread_mutex_unlock(&ch->mu); } /* [M1] */
+
+static size_t slot_of(const zc__bcast *ch, uint64_t seq) { return (size_t)(seq % ch->cap); }
+
+static unsigned char *msg_at(const zc__bcast *ch, uint64_t seq) {
+    return ch->slots + slot_of(ch, seq) * ch->elem_size;
+}
+
+static void drop_held(zc__bcast *ch, uint64_t seq) {
+    if (ch->drop_msg) ch->drop_msg(msg_at(ch, seq), ch->ctx);
+}
+
+/* Move head past the messages no receiver has still to read; returns how many slots
+ * that freed. Under mu. */
+static size_t advance_head(zc__bcast *ch) {
+    size_t freed = 0;
+    while (ch->head < ch->tail && ch->rem[slot_of(ch, ch->head)] == 0) {
+        ch->head++;
+        freed++;
+    }
+    return freed;
+}
+
+/* ---- creation, handles, close ------------------------------------------------------ */
+
+zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender **tx,
+                       zc_bcast_receiver **rx) {
+    if (tx) *tx = NULL;
+    if (rx) *rx = NULL;
+    if (!cfg || !tx || !rx || cap == 0 || cfg->elem_size == 0 ||
+        (cfg->mode != ZC_BCAST_BACKPRESSURE && cfg->mode != ZC_BCAST_OVERFLOW) ||
+        cap > SIZE_MAX / cfg->elem_size || cap > SIZE_MAX / sizeof(size_t))
+        return ZC_EINVAL;
+
+    size_t size = (sizeof(zc__bcast) + ZC_CACHE_LINE - 1) & ~(size_t)(ZC_CACHE_LINE - 1);
+    zc__bcast *ch = aligned_alloc(ZC_CACHE_LINE, size);
+    zc_bcast_receiver *r = malloc(sizeof *r);
+    size_t *rem = calloc(cap, sizeof *rem);
+    unsigned char *slots = malloc(cap * cfg->elem_size);
+    if (!ch || !r || !rem || !slots || pthread_mutex_init(&ch->mu, NULL) != 0) {
+        free(slots);
+        free(rem);
+        free(r);
+        free(ch);
+        return ZC_ENOMEM;
+    }
+    zc__waitlist_init(&ch->recv_waiters);
+    zc__waitlist_init(&ch->send_waiters);
+    ch->head = ch->tail = 0;
+    ch->senders = ch->receivers = 1;
+    ch->handles = 2;
+    ch->closed = false;
+    ch->rem = rem;
+    ch->slots = slots;
+    ch->cap = cap;
+    ch->elem_size = cfg->elem_size;
+    ch->mode = cfg->mode;
+    ch->clone_msg = cfg->clone_msg;
+    ch->drop_msg = cfg->drop_msg;
+    ch->ctx = cfg->ctx;
+    ch->tx.ch = ch;
+    r->ch = ch;
+    r->pos = 0;
+    *tx = &ch->tx;
+    *rx = r;
+    return ZC_OK;
+}
+
+static void bcast_free(zc__bcast *ch) {
+    assert(ch->head == ch->tail && "every held message was read or dropped");
+    pthread_mutex_destroy(&ch->mu);
+    free(ch->slots);
+    free(ch->rem);
+    free(ch);
+}
+
+/* Mark closed under mu; true if this call did it (then the caller wakes everyone). */
+static bool close_locked(zc__bcast *ch) {
+    if (ch->closed) return false;
+    ch->closed = true;
+    return true;
+}
+
+/* Close wakes every waiter of both kinds; they re-check and see closed ([M2]). */
+static void wake_all(zc__bcast *ch) {
+    zc__waitlist_notify_all(&ch->recv_waiters);
+    zc__waitlist_notify_all(&ch->send_waiters);
+}
+
+/* One wake per freed slot, to waiting senders ([M2]: after the unlock). */
+static void wake_senders(zc__bcast *ch, size_t freed) {
+    while (freed-- > 0 && zc__waitlist_has_waiters(&ch->send_waiters) &&
+           zc__waitlist_notify_one(&ch->send_waiters)) {
+    }
+}
+
+/* Wake the receivers that were waiting when we looked (see the file comment). */
+static void wake_receivers(zc__bcast *ch) {
+    /* [M2] seq_cst, as zc__waitlist_has_waiters: after our unlock. */
+    size_t n = atomic_load_explicit(&ch->recv_waiters.waiters, memory_order_seq_cst);
+    while (n-- > 0 && zc__waitlist_notify_one(&ch->recv_waiters)) {
+    }
+}
+
+bool zc_bcast_sender_close(zc_bcast_sender *tx) {
+    if (!tx) return false;
+    zc__bcast *ch = tx->ch;
+    lock(ch);
+    bool closed = close_locked(ch);
+    unlock(ch);
+    if (closed) wake_all(ch);
+    return closed;
+}
+
+bool zc_bcast_receiver_close(zc_bcast_receiver *rx) {
+    if (!rx) return false;
+    zc__bcast *ch = rx->ch;
+    lock(ch);
+    bool closed = close_locked(ch);
+    unlock(ch);
+    if (closed) wake_all(ch);
+    return closed;
+}
+
+zc_bcast_sender *zc_bcast_sender_clone(zc_bcast_sender *tx) {
+    if (!tx) return NULL;
+    zc__bcast *ch = tx->ch;
+    lock(ch);
+    assert(ch->senders > 0 && "zc_bcast_sender_clone on a dropped sender");
+    ch->senders++;
+    ch->handles++;
+    unlock(ch);
+    return tx;
+}
+
+void zc_bcast_sender_drop(zc_bcast_sender *tx) {
+    if (!tx) return;
+    zc__bcast *ch = tx->ch;
+    lock(ch);
+    assert(ch->senders > 0 && "zc_bcast_sender_drop: handle dropped twice");
+    bool closed = --ch->senders == 0 && close_locked(ch);
+    bool last = --ch->handles == 0; /* [H1] */
+    unlock(ch);
+    if (closed) wake_all(ch);
+    if (last) bcast_free(ch);
+}
+
+/* A new receiver at position pos (clone: its original's; subscribe: tail). */
+static zc_bcast_receiver *receiver_new(zc__bcast *ch, const zc_bcast_receiver *from) {
+    zc_bcast_receiver *r = malloc(sizeof *r);
+    if (!r) return NULL;
+    r->ch = ch;
+    lock(ch);
+    if (from) {
+        r->pos = from->pos;
+        /* It will read every held message from its position on: one more reader each. */
+        for (uint64_t s = r->pos > ch->head ? r->pos : ch->head; s < ch->tail; s++)
+            ch->rem[slot_of(ch, s)]++;
+    } else {
+        r->pos = ch->tail;
+    }
+    ch->receivers++;
+    ch->handles++;
+    unlock(ch);
+    return r;
+}
+
+zc_bcast_receiver *zc_bcast_subscribe(zc_bcast_sender *tx) {
+    return tx ? receiver_new(tx->ch, NULL) : NULL;
+}
+
+zc_bcast_receiver *zc_bcast_receiver_clone(zc_bcast_receiver *rx) {
+    return rx ? receiver_new(rx->ch, rx) : NULL;
+}
+
+void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
+    if (!rx) return;
+    zc__bcast *ch = rx->ch;
+    lock(ch);
+    assert(ch->receivers > 0 && "zc_bcast_receiver_drop: handle dropped twice");
+    /* Give up what rx had still to read; a message no one else will read is dropped. */
+    for (uint64_t s = rx->pos > ch->head ? rx->pos : ch->head; s < ch->tail; s++)
+        if (--ch->rem[slot_of(ch, s)] == 0) drop_held(ch, s);
+    size_t freed = advance_head(ch);
+    bool closed = --ch->receivers == 0 && close_locked(ch);
+    bool last = --ch->handles == 0; /* [H1] */
+    unlock(ch);
+    free(rx);
+    if (closed)
+        wake_all(ch);
+    else
+        wake_senders(ch, freed);
+    if (last) bcast_free(ch);
+}
+
+/* ---- send and receive ------------------------------------------------------------- */
+
+/* One send attempt: ZC_OK, ZC_FULL (back-pressure), ZC_CLOSED. Wakes receivers. */
+static zc_status bcast_send(zc__bcast *ch, const void *msg) {
+    lock(ch);
+    if (ch->closed) {
+        unlock(ch);
+        return ZC_CLOSED;
+    }
+    if (ch->tail - ch->head == ch->cap) {
+        if (ch->mode == ZC_BCAST_BACKPRESSURE) {
+            unlock(ch);
+            return ZC_FULL;
+        }
+        /* Overflow: the oldest message goes; receivers that had not read it will see
+         * ZC_LAGGED (their pos is now below head). rem > 0 for every held message. */
+        drop_held(ch, ch->head);
+        ch->rem[slot_of(ch, ch->head)] = 0;
+        ch->head++;
+    }
+    memcpy(msg_at(ch, ch->tail), msg, ch->elem_size);
+    ch->rem[slot_of(ch, ch->tail)] = ch->receivers; /* >= 1: no receiver means closed */
+    ch->tail++;
+    unlock(ch);
+    if (zc__waitlist_has_waiters(&ch->recv_waiters)) wake_receivers(ch); /* [M2] */
+    return ZC_OK;
+}
+
+/* One receive attempt: ZC_OK, ZC_LAGGED, ZC_EMPTY, ZC_CLOSED. Wakes senders. */
+static zc_status bcast_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
+    zc__bcast *ch = rx->ch;
+    lock(ch);
+    if (rx->pos < ch->head) { /* overflow mode: overwritten before we read them */
+        uint64_t lag = ch->head - rx->pos;
+        rx->pos = ch->head;
+        unlock(ch);
+        if (missed) *missed = lag;
+        return ZC_LAGGED;
+    }
+    if (rx->pos == ch->tail) {
+        zc_status s = ch->closed ? ZC_CLOSED : ZC_EMPTY;
+        unlock(ch);
+        return s;
+    }
+    unsigned char *msg = msg_at(ch, rx->pos);
+    size_t freed = 0;
+    if (--ch->rem[slot_of(ch, rx->pos)] == 0) {
+        memcpy(out, msg, ch->elem_size); /* the last reader takes the original */
+        freed = advance_head(ch);
+    } else if (ch->clone_msg) {
+        ch->clone_msg(out, msg, ch->ctx);
+    } else {
+        memcpy(out, msg, ch->elem_size);
+    }
+    rx->pos++;
+    unlock(ch);
+    wake_senders(ch, freed); /* [M2] */
+    return ZC_OK;
+}
+
+static bool send_ready(zc__bcast *ch) {
+    lock(ch);
+    bool ready = ch->closed || ch->tail - ch->head < ch->cap;
+    unlock(ch);
+    return ready;
+}
+
+zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
+    if (!tx || !msg) return ZC_EINVAL;
+    return bcast_send(tx->ch, msg);
+}
+
+zc_status zc_bcast_try_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
+    if (!rx || !out) return ZC_EINVAL;
+    return bcast_recv(rx, out, missed);
+}
+
+static void info(zc__bcast *ch, uint64_t from, zc_info *out) {
+    out->len = (size_t)(ch->tail - (from > ch->head ? from : ch->head));
+    out->capacity = ch->cap;
+    out->senders = ch->senders;
+    out->receivers = ch->receivers;
+    out->closed = ch->closed;
+}
+
+zc_status zc_bcast_sender_info(const zc_bcast_sender *tx, zc_info *out) {
+    if (!tx || !out) return ZC_EINVAL;
+    lock(tx->ch);
+    info(tx->ch, 0, out);
+    unlock(tx->ch);
+    return ZC_OK;
+}
+
+zc_status zc_bcast_receiver_info(const zc_bcast_receiver *rx, zc_info *out) {
+    if (!rx || !out) return ZC_EINVAL;
+    lock(rx->ch);
+    info(rx->ch, rx->pos, out);
+    unlock(rx->ch);
+    return ZC_OK;
+}
+
+/* ---- futures ------------------------------------------------------------------------ */
+
+/* Relaxed: the future is not shared until it registers. */
+static void node_init(zc__waiter *n) {
+    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
+    n->zc__prev = n->zc__next = NULL;
+    n->zc__flags = 0;
+}
+
+void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__tx = tx;
+    f->zc__msg = msg;
+    f->zc__done = 0;
+}
+
+/* Take a send node off its list; pass on a wake-up it absorbed and did not use. */
+static void send_finish(zc__bcast *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->send_waiters, node) && send_ready(ch))
+        zc__waitlist_notify_one(&ch->send_waiters);
+}
+
+void zc_bcast_send_cancel(zc_bcast_send *f) {
+    if (!f || !f->zc__tx || f->zc__done) return;
+    send_finish(f->zc__tx->ch, &f->zc__node);
+}
+
+zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
+    if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_bcast_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
+    if (f->zc__done) return (zc_status)(f->zc__done - 1);
+    zc__bcast *ch = f->zc__tx->ch;
+    bool registered = false;
+    for (;;) {
+        zc_status s = bcast_send(ch, f->zc__msg);
+        if (s == ZC_FULL) {
+            if (registered) return ZC_PENDING;
+            zc__waitlist_register(&ch->send_waiters, &f->zc__node, w); /* [M2] */
+            registered = true; /* and re-check */
+            continue;
+        }
+        send_finish(ch, &f->zc__node);
+        f->zc__done = (int)s + 1;
+        return s; /* ZC_OK, ZC_CLOSED */
+    }
+}
+
+void zc_bcast_recv_init(zc_bcast_recv *f, zc_bcast_receiver *rx) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__rx = rx;
+}
+
+void zc_bcast_recv_cancel(zc_bcast_recv *f) {
+    if (!f || !f->zc__rx) return;
+    /* An unused wake-up of a receive is owed to no one (file comment): just unlink. */
+    zc__waitlist_unregister(&f->zc__rx->ch->recv_waiters, &f->zc__node);
+}
+
+zc_status zc_bcast_recv_poll(zc_bcast_recv *f, const zc_waker *w, void *out,
+                             uint64_t *missed) {
+    if (!f || !f->zc__rx) return ZC_EINVAL;
+    if (!w || !w->wake || !out) {
+        zc_bcast_recv_cancel(f); /* rule 3 */
+        return ZC_EINVAL;
+    }
+    zc__waitlist *wl = &f->zc__rx->ch->recv_waiters;
+    bool registered = false;
+    for (;;) {
+        zc_status s = bcast_recv(f->zc__rx, out, missed);
+        if (s == ZC_EMPTY) {
+            if (registered) return ZC_PENDING;
+            /* Always linked at the back, from IDLE (see the file comment). */
+            zc__waitlist_unregister(wl, &f->zc__node);
+            zc__waitlist_register(wl, &f->zc__node, w); /* [M2] */
+            registered = true; /* and re-check */
+            continue;
+        }
+        zc__waitlist_unregister(wl, &f->zc__node);
+        return s; /* ZC_OK, ZC_LAGGED, ZC_CLOSED */
+    }
+}
+
+/* ---- blocking ----------------------------------------------------------------------- */
+
+typedef struct send_op {
+    zc_bcast_send f;
+} send_op;
+
+typedef struct recv_op {
+    zc_bcast_recv f;
+    void *out;
+    uint64_t *missed;
+} recv_op;
+
+static zc_status send_op_poll(void *op, const zc_waker *w) {
+    return zc_bcast_send_poll(&((send_op *)op)->f, w);
+}
+
+static void send_op_cancel(void *op) { zc_bcast_send_cancel(&((send_op *)op)->f); }
+
+static zc_status recv_op_poll(void *op, const zc_waker *w) {
+    recv_op *o = op;
+    return zc_bcast_recv_poll(&o->f, w, o->out, o->missed);
+}
+
+static void recv_op_cancel(void *op) { zc_bcast_recv_cancel(&((recv_op *)op)->f); }
+
+zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg, uint64_t timeout_ns) {
+    send_op o;
+    zc_bcast_send_init(&o.f, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
+    return zc__block_on(&o, send_op_poll, send_op_cancel, timeout_ns);
+}
+
+zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint64_t *missed,
+                                uint64_t timeout_ns) {
+    recv_op o = {.out = out, .missed = missed};
+    zc_bcast_recv_init(&o.f, rx);
+    return zc__block_on(&o, recv_op_poll, recv_op_cancel, timeout_ns);
+}
+
+zc_status zc_bcast_send_blocking(zc_bcast_sender *tx, const void *msg) {
+    return zc_bcast_send_timeout(tx, msg, UINT64_MAX);
+}
+
+zc_status zc_bcast_recv_blocking(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
+    return zc_bcast_recv_timeout(rx, out, missed, UINT64_MAX);
+}
