@@ -94,47 +94,47 @@ fn rows() -> Vec<Row> {
     rows
 }
 
-fn ns_per(d: Duration, n: u64) -> f64 {
-    d.as_nanos() as f64 / n as f64
+/// The row's value in `unit` from the time of a run and how many pairs, batches,
+/// messages or round trips it made.
+fn value(unit: &str, d: Duration, ops: u64) -> f64 {
+    let ns = d.as_nanos() as f64;
+    match unit {
+        "ms_total" => ns / 1e6,
+        "us_per_batch" => ns / 1e3 / ops as f64,
+        _ => ns / ops as f64,
+    }
 }
 
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// One run of a row that every peer supports; returns the row's value.
-fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> f64 {
+/// One run of a row that every peer supports: its time and how many pairs, batches,
+/// messages or round trips it made.
+fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> (Duration, u64) {
     match kind {
-        Kind::Pairs(cap) => ns_per(P::pairs(cap, n.pairs), n.pairs),
-        Kind::Batches(cap) => ns_per(P::batches(cap, BATCH, n.batch_reps), n.batch_reps) / 1e3,
+        Kind::Pairs(cap) => (P::pairs(cap, n.pairs), n.pairs),
+        Kind::Batches(cap) => (P::batches(cap, BATCH, n.batch_reps), n.batch_reps),
         Kind::Threads { cap, senders, receivers } => {
             let (d, received) = time_threads(P::thread_jobs(cap, senders, receivers, n.per_sender));
-            assert_eq!(received, senders as u64 * n.per_sender, "{} lost messages", P::NAME);
-            ms(d)
+            let total = senders as u64 * n.per_sender;
+            assert_eq!(received, total, "{} lost messages", P::NAME);
+            (d, total)
         }
         Kind::PingPongThreads => {
             let (d, rtts) = time_threads(P::ping_pong_threads(n.rtts));
             assert_eq!(rtts, n.rtts);
-            ns_per(d, n.rtts)
+            (d, rtts)
         }
         _ => unreachable!("task rows are filtered out by applies()"),
     }
 }
 
-/// One run of any row on an async peer; returns the row's value.
-fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> f64 {
+/// One run of any row on an async peer, as `run_sync`.
+fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> (Duration, u64) {
     match kind {
         Kind::Tasks { cap, senders, receivers } => {
             let rt = runtime(Some(TASK_WORKERS));
             let (d, received) = time_tasks(&rt, P::tasks(cap, senders, receivers, n.per_sender));
             let total = senders as u64 * n.per_sender;
             assert_eq!(received, total, "{} lost messages", P::NAME);
-            // Row 9 is per message, rows 7 and 8 are totals.
-            if senders == 1 {
-                ns_per(d, total)
-            } else {
-                ms(d)
-            }
+            (d, total)
         }
         Kind::ManySenders { merged, senders, multi_thread } => {
             let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
@@ -148,13 +148,13 @@ fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> f64 {
             let (d, received) = time_tasks(&rt, tasks);
             let total = senders as u64 * per_sender;
             assert_eq!(received, total, "{} lost messages", P::NAME);
-            ns_per(d, total)
+            (d, total)
         }
         Kind::PingPongTasks => {
             let rt = runtime(Some(2));
             let (d, rtts) = time_tasks(&rt, P::ping_pong_tasks(n.rtts));
             assert_eq!(rtts, n.rtts);
-            ns_per(d, n.rtts)
+            (d, rtts)
         }
         _ => run_sync::<P>(kind, n),
     }
@@ -164,7 +164,7 @@ struct Impl {
     name: &'static str,
     multi_consumer: bool,
     is_async: bool,
-    run: fn(Kind, &Counts) -> f64,
+    run: fn(Kind, &Counts) -> (Duration, u64),
 }
 
 fn impls() -> [Impl; 4] {
@@ -247,8 +247,8 @@ fn main() {
         }
         for run in 1..=runs {
             for imp in &runners {
-                let value = (imp.run)(row.kind, &counts);
-                println!("{},{},{},{:.3},{}", row.id, imp.name, run, value, row.unit);
+                let (d, ops) = (imp.run)(row.kind, &counts);
+                println!("{},{},{},{:.3},{}", row.id, imp.name, run, value(row.unit, d, ops), row.unit);
             }
         }
     }
