@@ -1,0 +1,676 @@
+/* Unit tests of the broadcast channel (zchan/broadcast.h): delivery to every receiver,
+ * back-pressure and overflow (exact lag counts), subscribe and clone positions, clone_msg
+ * and drop_msg accounting, close and drop, futures and their wakes, blocking forms. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <zchan/broadcast.h>
+
+#include "counting_waker.h"
+
+/* clone_msg and drop_msg for uint64_t messages, counting calls; a clone is the value
+ * with bit 63 set, so a test can tell a copy from an original. */
+typedef struct accounts {
+    atomic_size_t clones;
+    drop_counter drops;
+} accounts;
+
+#define CLONED (UINT64_C(1) << 63)
+
+static void count_clone(void *dst, const void *src, void *ctx) {
+    accounts *a = ctx;
+    uint64_t v;
+    memcpy(&v, src, sizeof v);
+    v |= CLONED;
+    memcpy(dst, &v, sizeof v);
+    atomic_fetch_add_explicit(&a->clones, 1, memory_order_relaxed);
+}
+
+static void count_drop(void *msg, void *ctx) { drop_counter_fn(msg, &((accounts *)ctx)->drops); }
+
+static void accounts_init(accounts *a) {
+    atomic_init(&a->clones, 0);
+    drop_counter_init(&a->drops, NULL, 0);
+}
+
+static size_t clones(accounts *a) {
+    return atomic_load_explicit(&a->clones, memory_order_relaxed);
+}
+
+static size_t drops(accounts *a) { return drop_counter_calls(&a->drops); }
+
+/* A channel of uint64_t; a is NULL for plain copies and no drop_msg. */
+static void make(size_t cap, zc_bcast_mode mode, accounts *a, zc_bcast_sender **tx,
+                 zc_bcast_receiver **rx) {
+    zc_bcast_config cfg = {sizeof(uint64_t), mode, a ? count_clone : NULL,
+                           a ? count_drop : NULL, a};
+    assert_int_equal(zc_bcast_new(cap, &cfg, tx, rx), ZC_OK);
+}
+
+static void bsend(zc_bcast_sender *tx, uint64_t v) {
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_OK);
+}
+
+static void bexpect(zc_bcast_receiver *rx, uint64_t want) {
+    uint64_t got = ~want;
+    assert_int_equal(zc_bcast_try_recv(rx, &got, NULL), ZC_OK);
+    assert_int_equal(got, want);
+}
+
+static void bexpect_status(zc_bcast_receiver *rx, zc_status want) {
+    uint64_t got = 0xdeadbeef;
+    assert_int_equal(zc_bcast_try_recv(rx, &got, NULL), want);
+    assert_int_equal(got, 0xdeadbeef);
+}
+
+static void bexpect_lagged(zc_bcast_receiver *rx, uint64_t want_missed) {
+    uint64_t got = 0xdeadbeef, missed = 0;
+    assert_int_equal(zc_bcast_try_recv(rx, &got, &missed), ZC_LAGGED);
+    assert_int_equal(missed, want_missed);
+    assert_int_equal(got, 0xdeadbeef);
+}
+
+static size_t rx_len(zc_bcast_receiver *rx) {
+    zc_info info;
+    assert_int_equal(zc_bcast_receiver_info(rx, &info), ZC_OK);
+    return info.len;
+}
+
+/* ---- delivery ----------------------------------------------------------------------- */
+
+static void test_every_receiver_gets_every_message_in_order(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx[3];
+    make(8, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx[0]);
+    rx[1] = zc_bcast_receiver_clone(rx[0]);
+    rx[2] = zc_bcast_subscribe(tx);
+    assert_non_null(rx[1]);
+    assert_non_null(rx[2]);
+    for (uint64_t v = 0; v < 5; v++) bsend(tx, 100 + v);
+    for (int r = 0; r < 3; r++) {
+        for (uint64_t v = 0; v < 5; v++) bexpect(rx[r], 100 + v);
+        bexpect_status(rx[r], ZC_EMPTY);
+    }
+    zc_bcast_sender_drop(tx);
+    for (int r = 0; r < 3; r++) zc_bcast_receiver_drop(rx[r]);
+}
+
+static void test_subscriber_sees_only_messages_sent_after_it(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(8, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    bsend(tx, 1);
+    bsend(tx, 2);
+    zc_bcast_receiver *late = zc_bcast_subscribe(tx);
+    assert_int_equal(rx_len(late), 0);
+    bexpect_status(late, ZC_EMPTY);
+    bsend(tx, 3);
+    bexpect(late, 3);
+    bexpect_status(late, ZC_EMPTY);
+    bexpect(rx, 1);
+    bexpect(rx, 2);
+    bexpect(rx, 3);
+    zc_bcast_receiver_drop(late);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_cloned_receiver_starts_where_its_original_is(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(8, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    for (uint64_t v = 1; v <= 4; v++) bsend(tx, v);
+    bexpect(rx, 1);
+    zc_bcast_receiver *twin = zc_bcast_receiver_clone(rx);
+    assert_int_equal(rx_len(twin), 3);
+    for (uint64_t v = 2; v <= 4; v++) {
+        bexpect(twin, v);
+        bexpect(rx, v);
+    }
+    bexpect_status(twin, ZC_EMPTY);
+    zc_info info;
+    assert_int_equal(zc_bcast_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, 0); /* every message read by everyone: all slots free */
+    assert_int_equal(info.receivers, 2);
+    zc_bcast_receiver_drop(twin);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+/* ---- back-pressure -------------------------------------------------------------------- */
+
+static void test_backpressure_send_is_full_until_the_slowest_receiver_reads(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *fast, *slow;
+    make(2, ZC_BCAST_BACKPRESSURE, NULL, &tx, &fast);
+    slow = zc_bcast_receiver_clone(fast);
+    bsend(tx, 1);
+    bsend(tx, 2);
+    uint64_t v = 3;
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_FULL);
+    bexpect(fast, 1);
+    bexpect(fast, 2);
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_FULL); /* slow is still 2 behind */
+    bexpect(slow, 1);
+    bsend(tx, 3);
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_FULL);
+    bexpect(slow, 2);
+    bexpect(slow, 3);
+    bexpect(fast, 3);
+    zc_bcast_receiver_drop(fast);
+    zc_bcast_receiver_drop(slow);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_pending_send_resumes_once_the_slowest_receiver_reads(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *fast, *slow;
+    make(1, ZC_BCAST_BACKPRESSURE, NULL, &tx, &fast);
+    slow = zc_bcast_receiver_clone(fast);
+    bsend(tx, 1);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    uint64_t msg = 2;
+    zc_bcast_send f;
+    zc_bcast_send_init(&f, tx, &msg);
+    assert_int_equal(zc_bcast_send_poll(&f, &w), ZC_PENDING);
+    bexpect(fast, 1);
+    assert_int_equal(counting_waker_count(&cw), 0); /* slow still holds the slot */
+    bexpect(slow, 1);
+    assert_int_equal(counting_waker_count(&cw), 1);
+    assert_int_equal(zc_bcast_send_poll(&f, &w), ZC_OK);
+    assert_int_equal(zc_bcast_send_poll(&f, &w), ZC_OK); /* done: sends nothing more */
+    bexpect(fast, 2);
+    bexpect(slow, 2);
+    bexpect_status(slow, ZC_EMPTY);
+    assert_int_equal(counting_waker_count(&cw), 1);
+    zc_bcast_receiver_drop(fast);
+    zc_bcast_receiver_drop(slow);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_dropping_the_slowest_receiver_lets_a_waiting_sender_on(void **state) {
+    (void)state;
+    accounts a;
+    accounts_init(&a);
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *fast, *slow;
+    make(2, ZC_BCAST_BACKPRESSURE, &a, &tx, &fast);
+    slow = zc_bcast_receiver_clone(fast);
+    bsend(tx, 1);
+    bsend(tx, 2);
+    bexpect(fast, 1 | CLONED);
+    bexpect(fast, 2 | CLONED);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    uint64_t msg = 3;
+    zc_bcast_send f;
+    zc_bcast_send_init(&f, tx, &msg);
+    assert_int_equal(zc_bcast_send_poll(&f, &w), ZC_PENDING);
+    zc_bcast_receiver_drop(slow);
+    assert_int_equal(drops(&a), 2); /* the originals slow never read */
+    assert_int_equal(counting_waker_count(&cw), 1);
+    assert_int_equal(zc_bcast_send_poll(&f, &w), ZC_OK);
+    bexpect(fast, 3); /* the only reader: the original, not a clone */
+    assert_int_equal(clones(&a), 2);
+    zc_bcast_receiver_drop(fast);
+    zc_bcast_sender_drop(tx);
+}
+
+/* ---- overflow and lag ----------------------------------------------------------------- */
+
+static void test_overflow_send_never_waits_and_a_lagger_gets_the_exact_count(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(3, ZC_BCAST_OVERFLOW, NULL, &tx, &rx);
+    for (uint64_t v = 0; v < 10; v++) bsend(tx, v);
+    assert_int_equal(rx_len(rx), 3);
+    bexpect_lagged(rx, 7);
+    for (uint64_t v = 7; v < 10; v++) bexpect(rx, v); /* from the oldest still held */
+    bexpect_status(rx, ZC_EMPTY);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_lag_counts_are_exact_for_receivers_at_different_positions(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *a, *b, *c;
+    make(4, ZC_BCAST_OVERFLOW, NULL, &tx, &a);
+    b = zc_bcast_receiver_clone(a);
+    for (uint64_t v = 0; v < 4; v++) bsend(tx, v);
+    bexpect(a, 0);
+    bexpect(a, 1);
+    bexpect(a, 2); /* a at 3, b at 0 */
+    for (uint64_t v = 4; v < 9; v++) bsend(tx, v); /* held: 5..8 */
+    c = zc_bcast_receiver_clone(b); /* at b's position, lagging as b does */
+    bexpect_lagged(a, 2);            /* missed 3 and 4 */
+    bexpect(a, 5);
+    bexpect_lagged(b, 5); /* missed 0..4 */
+    bexpect(b, 5);
+    bexpect_lagged(c, 5);
+    for (uint64_t v = 5; v < 9; v++) bexpect(c, v);
+    bexpect_status(c, ZC_EMPTY);
+    bsend(tx, 9);
+    bexpect(a, 6);
+    bexpect(b, 6); /* no new lag: a, b hold 7..9 still */
+    zc_bcast_receiver_drop(a);
+    zc_bcast_receiver_drop(b);
+    zc_bcast_receiver_drop(c);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_overwritten_messages_go_to_drop_msg_once(void **state) {
+    (void)state;
+    accounts a;
+    accounts_init(&a);
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *r1, *r2;
+    make(2, ZC_BCAST_OVERFLOW, &a, &tx, &r1);
+    r2 = zc_bcast_receiver_clone(r1);
+    bsend(tx, 0);
+    bsend(tx, 1);
+    bexpect(r1, 0 | CLONED); /* r2 has still to read 0: a copy */
+    bsend(tx, 2);            /* overwrites 0: r1 has its copy, r2 lost it */
+    assert_int_equal(drops(&a), 1);
+    bsend(tx, 3); /* overwrites 1: nobody read it */
+    assert_int_equal(drops(&a), 2);
+    bexpect_lagged(r2, 2);
+    bexpect(r2, 2 | CLONED);
+    bexpect(r2, 3 | CLONED);
+    bexpect_lagged(r1, 1);
+    bexpect(r1, 2); /* last reader: the original */
+    bexpect(r1, 3);
+    assert_int_equal(clones(&a), 3);
+    /* Every copy that existed (4 sent + 3 clones) was received (5) or dropped (2). */
+    assert_int_equal(4 + clones(&a), 5 + drops(&a));
+    zc_bcast_receiver_drop(r1);
+    zc_bcast_receiver_drop(r2);
+    zc_bcast_sender_drop(tx);
+    assert_int_equal(drops(&a), 2);
+}
+
+static void test_dropping_a_lagging_receiver_while_sends_continue(void **state) {
+    (void)state;
+    accounts a;
+    accounts_init(&a);
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *fast, *slow;
+    make(4, ZC_BCAST_OVERFLOW, &a, &tx, &fast);
+    slow = zc_bcast_receiver_clone(fast);
+    uint64_t received = 0;
+    for (uint64_t v = 0; v < 40; v++) {
+        bsend(tx, v);
+        uint64_t got;
+        assert_int_equal(zc_bcast_try_recv(fast, &got, NULL), ZC_OK);
+        assert_int_equal(got & ~CLONED, v);
+        received++;
+        if (v == 20) zc_bcast_receiver_drop(slow); /* 4 behind, lagging since 4 */
+    }
+    /* slow lost 0..16 to overwrites (17 drops), and gave up 17..20 when dropped. */
+    assert_int_equal(drops(&a), 21);
+    assert_int_equal(40 + clones(&a), received + drops(&a));
+    zc_bcast_receiver_drop(fast);
+    zc_bcast_sender_drop(tx);
+}
+
+/* ---- close and drop --------------------------------------------------------------------- */
+
+static void test_closed_only_after_the_last_sender_and_after_draining(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *r1, *r2;
+    make(4, ZC_BCAST_BACKPRESSURE, NULL, &tx, &r1);
+    r2 = zc_bcast_receiver_clone(r1);
+    zc_bcast_sender *tx2 = zc_bcast_sender_clone(tx);
+    bsend(tx, 1);
+    zc_bcast_sender_drop(tx);
+    bsend(tx2, 2); /* one sender left: still open */
+    bexpect(r1, 1);
+    zc_bcast_sender_drop(tx2); /* closes */
+    bexpect(r1, 2);
+    bexpect_status(r1, ZC_CLOSED);
+    bexpect_status(r1, ZC_CLOSED);
+    bexpect(r2, 1); /* r2 drains its own share */
+    bexpect(r2, 2);
+    bexpect_status(r2, ZC_CLOSED);
+    zc_bcast_receiver *late = zc_bcast_subscribe(NULL);
+    assert_null(late);
+    zc_bcast_receiver_drop(r1);
+    zc_bcast_receiver_drop(r2);
+}
+
+static void test_explicit_close_stops_sends_and_keeps_what_was_sent(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(4, ZC_BCAST_OVERFLOW, NULL, &tx, &rx);
+    bsend(tx, 7);
+    assert_true(zc_bcast_receiver_close(rx));
+    assert_false(zc_bcast_sender_close(tx));
+    uint64_t v = 8;
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_CLOSED);
+    zc_bcast_receiver *late = zc_bcast_subscribe(tx);
+    bexpect_status(late, ZC_CLOSED); /* nothing after it, and closed */
+    bexpect(rx, 7);
+    bexpect_status(rx, ZC_CLOSED);
+    zc_info info;
+    assert_int_equal(zc_bcast_sender_info(tx, &info), ZC_OK);
+    assert_true(info.closed);
+    assert_int_equal(info.capacity, 4);
+    assert_int_equal(info.senders, 1);
+    assert_int_equal(info.receivers, 2);
+    zc_bcast_receiver_drop(late);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_last_receiver_drop_closes_and_drops_what_is_left(void **state) {
+    (void)state;
+    accounts a;
+    accounts_init(&a);
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(4, ZC_BCAST_BACKPRESSURE, &a, &tx, &rx);
+    for (uint64_t v = 1; v <= 3; v++) bsend(tx, v);
+    bexpect(rx, 1);
+    zc_bcast_receiver_drop(rx);
+    assert_int_equal(drops(&a), 2);
+    assert_int_equal(clones(&a), 0); /* the only reader gets originals */
+    uint64_t v = 4;
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_CLOSED);
+    zc_bcast_sender_drop(tx);
+    assert_int_equal(drops(&a), 2);
+}
+
+/* ---- futures ------------------------------------------------------------------------- */
+
+static void test_a_send_wakes_every_waiting_receiver_once(void **state) {
+    (void)state;
+    enum { R = 3 };
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx[R];
+    make(4, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx[0]);
+    for (int i = 1; i < R; i++) rx[i] = zc_bcast_receiver_clone(rx[0]);
+    counting_waker cw[R];
+    zc_waker w[R];
+    zc_bcast_recv f[R];
+    uint64_t out[R];
+    for (int i = 0; i < R; i++) {
+        counting_waker_init(&cw[i]);
+        w[i] = counting_waker_of(&cw[i]);
+        zc_bcast_recv_init(&f[i], rx[i]);
+        assert_int_equal(zc_bcast_recv_poll(&f[i], &w[i], &out[i], NULL), ZC_PENDING);
+        assert_int_equal(zc_bcast_recv_poll(&f[i], &w[i], &out[i], NULL), ZC_PENDING);
+    }
+    bsend(tx, 5);
+    for (int i = 0; i < R; i++) {
+        assert_int_equal(counting_waker_count(&cw[i]), 1);
+        assert_int_equal(zc_bcast_recv_poll(&f[i], &w[i], &out[i], NULL), ZC_OK);
+        assert_int_equal(out[i], 5);
+    }
+    assert_int_equal(zc_bcast_recv_poll(&f[0], &w[0], &out[0], NULL), ZC_PENDING);
+    zc_bcast_recv_cancel(&f[0]);
+    bsend(tx, 6); /* nobody waits now: no wake */
+    for (int i = 0; i < R; i++) assert_int_equal(counting_waker_count(&cw[i]), 1);
+    zc_bcast_sender_close(tx);
+    for (int i = 0; i < R; i++) {
+        assert_int_equal(zc_bcast_recv_poll(&f[i], &w[i], &out[i], NULL), ZC_OK);
+        assert_int_equal(out[i], 6);
+        assert_int_equal(zc_bcast_recv_poll(&f[i], &w[i], &out[i], NULL), ZC_CLOSED);
+        zc_bcast_receiver_drop(rx[i]);
+    }
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_recv_future_reports_lag_then_continues(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(2, ZC_BCAST_OVERFLOW, NULL, &tx, &rx);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    zc_bcast_recv f;
+    zc_bcast_recv_init(&f, rx);
+    uint64_t out = 0, missed = 0;
+    assert_int_equal(zc_bcast_recv_poll(&f, &w, &out, &missed), ZC_PENDING);
+    for (uint64_t v = 0; v < 5; v++) bsend(tx, v);
+    assert_int_equal(counting_waker_count(&cw), 1); /* woken once: no longer linked */
+    assert_int_equal(zc_bcast_recv_poll(&f, &w, &out, &missed), ZC_LAGGED);
+    assert_int_equal(missed, 3);
+    assert_int_equal(zc_bcast_recv_poll(&f, &w, &out, &missed), ZC_OK);
+    assert_int_equal(out, 3);
+    assert_int_equal(zc_bcast_recv_poll(&f, &w, &out, &missed), ZC_OK);
+    assert_int_equal(out, 4);
+    zc_bcast_sender_drop(tx); /* closes */
+    assert_int_equal(zc_bcast_recv_poll(&f, &w, &out, &missed), ZC_CLOSED);
+    zc_bcast_receiver_drop(rx);
+}
+
+static void test_close_wakes_waiting_senders_and_receivers(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx, *idle;
+    make(1, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    idle = zc_bcast_subscribe(tx);
+    counting_waker cs, cr;
+    counting_waker_init(&cs);
+    counting_waker_init(&cr);
+    zc_waker ws = counting_waker_of(&cs), wr = counting_waker_of(&cr);
+    zc_bcast_recv r;
+    zc_bcast_recv_init(&r, idle);
+    uint64_t out;
+    assert_int_equal(zc_bcast_recv_poll(&r, &wr, &out, NULL), ZC_PENDING);
+    bsend(tx, 1);
+    assert_int_equal(counting_waker_count(&cr), 1);
+    bexpect(idle, 1);
+    assert_int_equal(zc_bcast_recv_poll(&r, &wr, &out, NULL), ZC_PENDING);
+    uint64_t msg = 2; /* rx has not read 1: full */
+    zc_bcast_send s;
+    zc_bcast_send_init(&s, tx, &msg);
+    assert_int_equal(zc_bcast_send_poll(&s, &ws), ZC_PENDING);
+    assert_true(zc_bcast_sender_close(tx));
+    assert_int_equal(counting_waker_count(&cs), 1);
+    assert_int_equal(counting_waker_count(&cr), 2);
+    assert_int_equal(zc_bcast_send_poll(&s, &ws), ZC_CLOSED);
+    assert_int_equal(zc_bcast_recv_poll(&r, &wr, &out, NULL), ZC_CLOSED);
+    bexpect(rx, 1);
+    bexpect_status(rx, ZC_CLOSED); /* the closed send sent nothing */
+    zc_bcast_receiver_drop(idle);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_woken_sender_cancelled_passes_the_wake_to_the_next_sender(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(1, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    bsend(tx, 1);
+    counting_waker c1, c2;
+    counting_waker_init(&c1);
+    counting_waker_init(&c2);
+    zc_waker w1 = counting_waker_of(&c1), w2 = counting_waker_of(&c2);
+    uint64_t m1 = 11, m2 = 12;
+    zc_bcast_send s1, s2;
+    zc_bcast_send_init(&s1, tx, &m1);
+    zc_bcast_send_init(&s2, tx, &m2);
+    assert_int_equal(zc_bcast_send_poll(&s1, &w1), ZC_PENDING);
+    assert_int_equal(zc_bcast_send_poll(&s2, &w2), ZC_PENDING);
+    bexpect(rx, 1); /* one slot freed: wakes s1 only */
+    assert_int_equal(counting_waker_count(&c1), 1);
+    assert_int_equal(counting_waker_count(&c2), 0);
+    zc_bcast_send_cancel(&s1);
+    assert_int_equal(counting_waker_count(&c2), 1);
+    assert_int_equal(zc_bcast_send_poll(&s2, &w2), ZC_OK);
+    bexpect(rx, 12);
+    bexpect_status(rx, ZC_EMPTY); /* the cancelled send sent nothing */
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+/* ---- arguments, blocking, threads ---------------------------------------------------- */
+
+static void test_bad_arguments_return_einval_and_create_nothing(void **state) {
+    (void)state;
+    zc_bcast_sender *tx = (zc_bcast_sender *)&tx;
+    zc_bcast_receiver *rx = (zc_bcast_receiver *)&rx;
+    zc_bcast_config cfg = {8, ZC_BCAST_BACKPRESSURE, NULL, NULL, NULL};
+    assert_int_equal(zc_bcast_new(0, &cfg, &tx, &rx), ZC_EINVAL);
+    assert_null(tx);
+    assert_null(rx);
+    assert_int_equal(zc_bcast_new(4, NULL, &tx, &rx), ZC_EINVAL);
+    assert_int_equal(zc_bcast_new(4, &cfg, NULL, &rx), ZC_EINVAL);
+    assert_int_equal(zc_bcast_new(SIZE_MAX / 4, &cfg, &tx, &rx), ZC_EINVAL);
+    cfg.elem_size = 0;
+    assert_int_equal(zc_bcast_new(4, &cfg, &tx, &rx), ZC_EINVAL);
+    cfg.elem_size = 8;
+    cfg.mode = (zc_bcast_mode)7;
+    assert_int_equal(zc_bcast_new(4, &cfg, &tx, &rx), ZC_EINVAL);
+    cfg.mode = ZC_BCAST_OVERFLOW;
+    assert_int_equal(zc_bcast_new(4, &cfg, &tx, &rx), ZC_OK);
+
+    uint64_t v = 1;
+    zc_info info;
+    assert_int_equal(zc_bcast_try_send(NULL, &v), ZC_EINVAL);
+    assert_int_equal(zc_bcast_try_send(tx, NULL), ZC_EINVAL);
+    assert_int_equal(zc_bcast_try_recv(NULL, &v, NULL), ZC_EINVAL);
+    assert_int_equal(zc_bcast_try_recv(rx, NULL, NULL), ZC_EINVAL);
+    assert_int_equal(zc_bcast_sender_info(NULL, &info), ZC_EINVAL);
+    assert_int_equal(zc_bcast_receiver_info(rx, NULL), ZC_EINVAL);
+    assert_null(zc_bcast_sender_clone(NULL));
+    assert_null(zc_bcast_receiver_clone(NULL));
+    assert_false(zc_bcast_sender_close(NULL));
+    assert_false(zc_bcast_receiver_close(NULL));
+    zc_bcast_sender_drop(NULL);
+    zc_bcast_receiver_drop(NULL);
+
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw), no_wake = {NULL, NULL};
+    zc_bcast_recv r;
+    zc_bcast_recv_init(&r, rx);
+    assert_int_equal(zc_bcast_recv_poll(&r, &w, &v, NULL), ZC_PENDING);
+    assert_int_equal(zc_bcast_recv_poll(&r, &no_wake, &v, NULL), ZC_EINVAL);
+    bsend(tx, 1); /* rule 3: the EINVAL poll deregistered it */
+    assert_int_equal(counting_waker_count(&cw), 0);
+    assert_int_equal(zc_bcast_recv_poll(NULL, &w, &v, NULL), ZC_EINVAL);
+    zc_bcast_send s;
+    zc_bcast_send_init(&s, tx, NULL);
+    assert_int_equal(zc_bcast_send_poll(&s, &w), ZC_EINVAL);
+    zc_bcast_send_init(NULL, tx, &v);
+    zc_bcast_recv_init(NULL, rx);
+    zc_bcast_send_cancel(NULL);
+    zc_bcast_recv_cancel(NULL);
+    assert_int_equal(zc_bcast_send_blocking(NULL, &v), ZC_EINVAL);
+    assert_int_equal(zc_bcast_recv_blocking(rx, NULL, NULL), ZC_EINVAL);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+static void test_timeouts_give_up_with_nothing_sent_or_taken(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(1, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    uint64_t v = 0;
+    assert_int_equal(zc_bcast_recv_timeout(rx, &v, NULL, 0), ZC_TIMEDOUT);
+    assert_int_equal(zc_bcast_recv_timeout(rx, &v, NULL, 1000000), ZC_TIMEDOUT);
+    bsend(tx, 1);
+    uint64_t m = 2;
+    assert_int_equal(zc_bcast_send_timeout(tx, &m, 0), ZC_TIMEDOUT);
+    assert_int_equal(zc_bcast_send_timeout(tx, &m, 1000000), ZC_TIMEDOUT);
+    assert_int_equal(rx_len(rx), 1);
+    assert_int_equal(zc_bcast_recv_timeout(rx, &v, NULL, 0), ZC_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(zc_bcast_send_timeout(tx, &m, 0), ZC_OK);
+    assert_int_equal(zc_bcast_recv_blocking(rx, &v, NULL), ZC_OK);
+    assert_int_equal(v, 2);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+enum { THREAD_MESSAGES = 5000, THREAD_RECEIVERS = 3 };
+
+typedef struct reader {
+    zc_bcast_receiver *rx;
+    uint64_t next; /* the next value expected; THREAD_MESSAGES once all arrived */
+    zc_status end;
+} reader;
+
+static void *read_all(void *arg) {
+    reader *r = arg;
+    uint64_t v;
+    zc_status s;
+    while ((s = zc_bcast_recv_blocking(r->rx, &v, NULL)) == ZC_OK) {
+        if (v != r->next) break;
+        r->next++;
+    }
+    r->end = s;
+    return NULL;
+}
+
+static void test_blocking_backpressure_delivers_everything_to_every_thread(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    reader r[THREAD_RECEIVERS];
+    make(2, ZC_BCAST_BACKPRESSURE, NULL, &tx, &r[0].rx);
+    for (int i = 1; i < THREAD_RECEIVERS; i++) r[i].rx = zc_bcast_receiver_clone(r[0].rx);
+    pthread_t t[THREAD_RECEIVERS];
+    for (int i = 0; i < THREAD_RECEIVERS; i++) {
+        r[i].next = 0;
+        r[i].end = ZC_OK;
+        assert_int_equal(pthread_create(&t[i], NULL, read_all, &r[i]), 0);
+    }
+    for (uint64_t v = 0; v < THREAD_MESSAGES; v++)
+        assert_int_equal(zc_bcast_send_blocking(tx, &v), ZC_OK);
+    zc_bcast_sender_drop(tx); /* closes: readers drain, then see ZC_CLOSED */
+    for (int i = 0; i < THREAD_RECEIVERS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(r[i].end, ZC_CLOSED);
+        assert_int_equal(r[i].next, THREAD_MESSAGES);
+        zc_bcast_receiver_drop(r[i].rx);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_receiver_gets_every_message_in_order),
+        cmocka_unit_test(test_subscriber_sees_only_messages_sent_after_it),
+        cmocka_unit_test(test_cloned_receiver_starts_where_its_original_is),
+        cmocka_unit_test(test_backpressure_send_is_full_until_the_slowest_receiver_reads),
+        cmocka_unit_test(test_pending_send_resumes_once_the_slowest_receiver_reads),
+        cmocka_unit_test(test_dropping_the_slowest_receiver_lets_a_waiting_sender_on),
+        cmocka_unit_test(test_overflow_send_never_waits_and_a_lagger_gets_the_exact_count),
+        cmocka_unit_test(test_lag_counts_are_exact_for_receivers_at_different_positions),
+        cmocka_unit_test(test_overwritten_messages_go_to_drop_msg_once),
+        cmocka_unit_test(test_dropping_a_lagging_receiver_while_sends_continue),
+        cmocka_unit_test(test_closed_only_after_the_last_sender_and_after_draining),
+        cmocka_unit_test(test_explicit_close_stops_sends_and_keeps_what_was_sent),
+        cmocka_unit_test(test_last_receiver_drop_closes_and_drops_what_is_left),
+        cmocka_unit_test(test_a_send_wakes_every_waiting_receiver_once),
+        cmocka_unit_test(test_recv_future_reports_lag_then_continues),
+        cmocka_unit_test(test_close_wakes_waiting_senders_and_receivers),
+        cmocka_unit_test(test_woken_sender_cancelled_passes_the_wake_to_the_next_sender),
+        cmocka_unit_test(test_bad_arguments_return_einval_and_create_nothing),
+        cmocka_unit_test(test_timeouts_give_up_with_nothing_sent_or_taken),
+        cmocka_unit_test(test_blocking_backpressure_delivers_everything_to_every_thread),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
