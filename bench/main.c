@@ -1,14 +1,20 @@
 /* zchan_bench: every timed row of the benchmark issue for zchan and the C peers (row 14,
  * memory, is zchan_bench_mem). Runs are interleaved: run 1 of every row and
- * implementation, then run 2, ... after one unreported warm-up pass at a tenth of the
- * counts. See bench/README.md for the rows and the output protocol. */
+ * implementation, then run 2, ... Each measurement runs in a child process, after an
+ * unreported warm-up at a tenth of the counts, under a time limit: a spinning ring whose
+ * producer is preempted mid-operation can stall its row for minutes on an overloaded
+ * machine, and a hang must not stop the suite. See bench/README.md for the rows and the
+ * output protocol. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
+#include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef enum row_kind {
@@ -187,6 +193,71 @@ static void count_mode(const row *rows, size_t nrows, const bench_opts *o)
     }
 }
 
+typedef enum outcome { MEASURED, TIMED_OUT, FAILED } outcome;
+
+/* Fork, warm up and measure row r with impl (NULL: the floor) in the child, and read the
+ * value back through a pipe, killing the child after limit_ms. The parent stays
+ * single-threaded, so fork is safe. */
+static outcome measure_in_child(const row *r, const bench_impl *impl, long div, int limit_ms,
+                                double *out)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        bench_fail("zchan_bench", "pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        bench_fail("zchan_bench", "fork");
+    if (pid == 0) {
+        close(fds[0]);
+        measure(r, impl, div * 10);
+        double v = measure(r, impl, div);
+        _exit(write(fds[1], &v, sizeof v) == (ssize_t)sizeof v ? 0 : 1);
+    }
+    close(fds[1]);
+    struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+    int ready;
+    while ((ready = poll(&pfd, 1, limit_ms)) < 0) /* EINTR: retry (the limit restarts) */
+        ;
+    if (ready == 0)
+        kill(pid, SIGKILL);
+    ssize_t got = ready > 0 ? read(fds[0], out, sizeof *out) : 0;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    close(fds[0]);
+    if (ready == 0)
+        return TIMED_OUT;
+    bool ok = got == (ssize_t)sizeof *out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return ok ? MEASURED : FAILED;
+}
+
+/* Measure and print one run; an implementation that timed out in a row is skipped for
+ * that row's later runs (*given_up). Returns false if the measurement failed. */
+static bool run_one(const row *r, const bench_impl *impl, int run, long div, int limit_ms,
+                    bool *given_up)
+{
+    const char *name = impl ? impl->name : "floor";
+    if (*given_up)
+        return true;
+    double v;
+    switch (measure_in_child(r, impl, div, limit_ms, &v)) {
+    case MEASURED:
+        bench_emit(r->id, name, run, v, r->unit);
+        return true;
+    case TIMED_OUT:
+        *given_up = true;
+        fprintf(stderr, "bench: row %s, %s, run %d: killed after %d ms; its later runs are "
+                        "skipped\n", r->id, name, run, limit_ms);
+        bench_emit(r->id, name, run, limit_ms, "timeout_ms");
+        return true;
+    case FAILED:
+        fprintf(stderr, "bench: row %s, %s, run %d failed\n", r->id, name, run);
+        return false;
+    }
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     bench_opts o = bench_parse_args(argc, argv, " [--count N]");
@@ -208,26 +279,21 @@ int main(int argc, char **argv)
                     "receive future, the task polls those woken, as select_all does\n");
 
     long div = o.quick ? 10 : 1;
-    for (int run = 0; run <= o.runs; run++) { /* run 0: warm-up, not printed */
-        long d = run == 0 ? div * 10 : div;
+    int limit_ms = o.quick ? 5000 : 15000; /* ~100x a normal measurement */
+    /* given_up[i][j]: row i, implementation j (nimpl: the floor) timed out. */
+    static bool given_up[64][6];
+    bool ok = true;
+    for (int run = 1; run <= o.runs; run++) {
         for (size_t i = 0; i < nrows; i++) {
             const row *r = &rows[i];
             if (!bench_selected(o.rows, r->id))
                 continue;
-            for (size_t j = 0; j < nimpl; j++) {
-                const bench_impl *impl = impls[j];
-                if (!bench_selected(o.impls, impl->name) || !impl_fits(impl, r))
-                    continue;
-                double v = measure(r, impl, d);
-                if (run > 0)
-                    bench_emit(r->id, impl->name, run, v, r->unit);
-            }
-            if (r->kind == ST_PAIRS && bench_selected(o.impls, "floor")) {
-                double v = measure(r, NULL, d);
-                if (run > 0)
-                    bench_emit(r->id, "floor", run, v, r->unit);
-            }
+            for (size_t j = 0; j < nimpl; j++)
+                if (bench_selected(o.impls, impls[j]->name) && impl_fits(impls[j], r))
+                    ok &= run_one(r, impls[j], run, div, limit_ms, &given_up[i][j]);
+            if (r->kind == ST_PAIRS && bench_selected(o.impls, "floor"))
+                ok &= run_one(r, NULL, run, div, limit_ms, &given_up[i][nimpl]);
         }
     }
-    return 0;
+    return ok ? 0 : 1;
 }

@@ -153,7 +153,7 @@ def write_png(lines, path, note):
         print("summarize: gnuplot not found (apt-get install gnuplot-nox): no plot",
               file=sys.stderr)
         return
-    med = {(l[0], l[2]): l[4] for l in lines if l[1] != "instr_per_pair"}
+    med = {(l[0], l[2]): l[4] for l in lines if l[1] not in ("instr_per_pair", "timeout_ms")}
     rows = [r for r in MAIN_ROWS if (r, "zchan") in med and med[(r, "zchan")] > 0]
     impls = sorted({i for (r, i) in med if r in rows}, key=impl_key)
     if not rows or not impls:
