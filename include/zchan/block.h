@@ -110,7 +110,10 @@ ZC_EXPORT zc_status zc_recv_blocking(zc_receiver *rx, void *out);
 /**
  * As zc_send_blocking, giving up after timeout_ns nanoseconds.
  *
- * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
+ * @param tx          Sender handle.
+ * @param msg         elem_size bytes, read until the call returns.
+ * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
+ *                    waits forever.
  * @return as zc_send_blocking, plus ZC_TIMEDOUT (the send was cancelled: nothing was
  *         sent, the message is still the caller's).
  */
@@ -119,6 +122,10 @@ ZC_EXPORT zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t tim
 /**
  * As zc_recv_blocking, giving up after timeout_ns nanoseconds.
  *
+ * @param rx          Receiver handle.
+ * @param out         elem_size writable bytes; written only on ZC_OK.
+ * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
+ *                    waits forever.
  * @return as zc_recv_blocking, plus ZC_TIMEDOUT (cancelled: nothing was taken).
  */
 ZC_EXPORT zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns);

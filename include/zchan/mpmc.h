@@ -137,7 +137,15 @@ ZC_EXPORT void zc_sender_drop(zc_sender *tx);
  */
 ZC_EXPORT bool zc_sender_close(zc_sender *tx);
 
-/** As zc_sender_clone, for a receiver handle. */
+/**
+ * Make another receiver handle for the same channel. Allocates nothing.
+ *
+ * @param rx  A live receiver handle, or NULL.
+ * @return A handle the caller owns and drops once (it may compare equal to rx);
+ *         NULL if rx is NULL.
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
 ZC_EXPORT zc_receiver *zc_receiver_clone(zc_receiver *rx);
 
 /**
@@ -151,7 +159,17 @@ ZC_EXPORT zc_receiver *zc_receiver_clone(zc_receiver *rx);
  */
 ZC_EXPORT void zc_receiver_drop(zc_receiver *rx);
 
-/** As zc_sender_close, from a receiver handle (the messages held stay receivable). */
+/**
+ * Close the channel from the receiving side: no send can succeed any more; the messages
+ * held stay receivable, through this and every other receiver. Wakes every waiting
+ * sender and receiver.
+ *
+ * @param rx  A live receiver handle, or NULL.
+ * @return true if this call closed the channel; false if it was already closed or rx
+ *         is NULL.
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
 ZC_EXPORT bool zc_receiver_close(zc_receiver *rx);
 
 /**
@@ -202,7 +220,15 @@ ZC_EXPORT zc_status zc_try_recv(zc_receiver *rx, void *out);
  */
 ZC_EXPORT zc_status zc_sender_info(const zc_sender *tx, zc_info *out);
 
-/** As zc_sender_info, through a receiver handle. */
+/**
+ * A snapshot of the channel's length, capacity, handle counts and closed flag.
+ *
+ * @param rx   Receiver handle.
+ * @param out  Filled on ZC_OK.
+ * @return ZC_OK; ZC_EINVAL (rx or out NULL).
+ *
+ * Thread safety: any thread; each field is read atomically, the whole is not.
+ */
 ZC_EXPORT zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out);
 
 /* ---- Futures ------------------------------------------------------------------------ */

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 #endif
 
-/* X(name, value, meaning) */
+/** The status codes as X(name, value, meaning): one list for the enum and its names. */
 #define ZC_STATUS_MAP(X)                                                                   \
     X(ZC_OK, 0, "done")                                                                    \
     X(ZC_PENDING, 1, "poll only: not ready yet; the waker will be called")                 \

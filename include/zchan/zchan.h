@@ -10,6 +10,7 @@
 #include <zchan/waker.h>
 #include <zchan/mpmc.h>
 #include <zchan/block.h>
+#include <zchan/fd.h>
 #include <zchan/select.h>
 #if defined(ZCHAN_HAS_BROADCAST)
 #include <zchan/broadcast.h>
