@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole zchan test suite: the dev preset (unit, stress and example tests, warnings as
-# errors), the same under AddressSanitizer+UBSan (clang) and ThreadSanitizer (gcc), the
-# condvar parker, the public-header contract check, and the installed-package test.
+# The whole zchan test suite: the dev preset (unit, stress, example and docs tests, warnings
+# as errors); the same but docs under AddressSanitizer+UBSan (clang) and ThreadSanitizer
+# (gcc); the unit tests with the condvar parker; the public-header contract check; and
+# the installed-package test.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Ends with a
 # line "N passed, M failed" (N, M count tests) and exits non-zero if anything failed.
 # Usage: scripts/test.sh
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.." || exit 1
 . scripts/common.sh
 
 zc_need_packages cmake ninja-build gcc g++ clang libclang-rt-14-dev pkg-config \
-    libcmocka-dev binutils libuv1-dev libev-dev || exit 1
+    libcmocka-dev binutils libuv1-dev libev-dev doxygen || exit 1
 
 start=$SECONDS passed=0 failed=0 summary=()
 
