@@ -2,8 +2,8 @@
 # The installed-package test: build zchan, install it into a temporary prefix, then build
 # and run tests/package/main.c against that tree four ways: find_package(zchan CONFIG)
 # with zchan::zchan (shared) and zchan::zchan_static, and pkg-config zchan, shared and
-# static. Also builds and runs the README's example, and checks that the shared library
-# exports only zc_ symbols.
+# static. Also builds and runs the README's example, checks that the shared library
+# exports only zc_ symbols, and what ZCHAN_BROADCAST=OFF leaves out.
 # Usage: tests/package/run.sh [WORK_DIR]   (default: a temporary directory, removed after)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,16 +17,24 @@ cc=${CC:-cc}
 fail() { echo "package: $*" >&2; exit 1; }
 quiet() { "$@" >"$log" 2>&1 || { tail -n 30 "$log"; fail "failed: $*"; }; }
 
-# Install: a release build of the library alone.
-quiet cmake -S "$src" -B "$work/zchan" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_INSTALL_PREFIX="$prefix" -DZCHAN_BUILD_TESTS=OFF -DZCHAN_BUILD_EXAMPLES=OFF \
-    -DZCHAN_BUILD_BENCH=OFF -DZCHAN_WERROR=ON
-quiet cmake --build "$work/zchan"
-quiet cmake --install "$work/zchan"
-pc=$(find "$prefix" -name zchan.pc | head -n 1)
-[ -n "$pc" ] || fail "zchan.pc was not installed"
-libdir=$(dirname "$(dirname "$pc")")
-[ -f "$libdir/libzchan.a" ] || fail "no libzchan.a in $libdir"
+# install_zchan PREFIX CMAKE_ARGS...: a release build of the library alone, installed
+# into PREFIX; sets libdir to where its libraries went and exports to the dynamic
+# symbols that libzchan.so defines.
+install_zchan() {
+    local to=$1; shift
+    quiet cmake -S "$src" -B "$work/build-${to##*/}" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_INSTALL_PREFIX="$to" -DZCHAN_BUILD_TESTS=OFF -DZCHAN_BUILD_EXAMPLES=OFF \
+        -DZCHAN_BUILD_BENCH=OFF -DZCHAN_WERROR=ON "$@"
+    quiet cmake --build "$work/build-${to##*/}"
+    quiet cmake --install "$work/build-${to##*/}"
+    local pc
+    pc=$(find "$to" -name zchan.pc | head -n 1)
+    [ -n "$pc" ] || fail "zchan.pc was not installed"
+    libdir=$(dirname "$(dirname "$pc")")
+    [ -f "$libdir/libzchan.a" ] || fail "no libzchan.a in $libdir"
+    exports=$(nm -D --defined-only "$libdir/libzchan.so" | awk '{print $3}')
+}
+install_zchan "$prefix"
 
 # needs_shared EXE: true if EXE loads libzchan.so at run time.
 needs_shared() { readelf -d "$1" | grep -q 'NEEDED.*libzchan\.so'; }
@@ -64,10 +72,23 @@ quiet "$work/readme"
 [ "$(wc -l <"$log")" -eq 100 ] || fail "the README example printed $(wc -l <"$log") lines, not 100"
 
 # 4. The shared library's exports: the public zc_ API only.
-so=$(find "$libdir" -maxdepth 1 -name 'libzchan.so.*.*' | head -n 1)
-[ -n "$so" ] || fail "no versioned libzchan.so in $libdir"
-stray=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v '^zc_[a-z]' || true)
+stray=$(grep -v '^zc_[a-z]' <<<"$exports" || true)
 [ -z "$stray" ] || fail "libzchan.so exports more than zc_ symbols: $(tr '\n' ' ' <<<"$stray")"
-[ -n "$(nm -D --defined-only "$so")" ] || fail "libzchan.so exports nothing"
-echo "package: find_package and pkg-config, shared and static, and the README example: ok;"
-echo "package: libzchan.so exports zc_* only"
+grep -qx zc_bounded <<<"$exports" || fail "libzchan.so does not export zc_bounded"
+
+# 5. ZCHAN_BROADCAST: ON (the default) installs broadcast.h and defines ZCHAN_HAS_BROADCAST;
+#    OFF installs neither, exports no zc_bcast_ function, and zchan.h still compiles.
+has_bcast() { grep -q '^#define ZCHAN_HAS_BROADCAST' "$1/include/zchan/config.h"; }
+[ -f "$prefix/include/zchan/broadcast.h" ] || fail "broadcast.h not installed (ZCHAN_BROADCAST=ON)"
+has_bcast "$prefix" || fail "config.h lacks ZCHAN_HAS_BROADCAST (ZCHAN_BROADCAST=ON)"
+grep -qx zc_bcast_new <<<"$exports" || fail "zc_bcast_new not exported (ZCHAN_BROADCAST=ON)"
+install_zchan "$work/prefix-nobcast" -DZCHAN_BROADCAST=OFF
+[ ! -e "$work/prefix-nobcast/include/zchan/broadcast.h" ] || fail "broadcast.h installed with ZCHAN_BROADCAST=OFF"
+has_bcast "$work/prefix-nobcast" && fail "config.h defines ZCHAN_HAS_BROADCAST with ZCHAN_BROADCAST=OFF"
+grep -q '^zc_bcast_' <<<"$exports" && fail "zc_bcast_ functions exported with ZCHAN_BROADCAST=OFF"
+quiet "$cc" "${flags[@]}" "$here/main.c" -o "$work/nobcast" -I"$work/prefix-nobcast/include" \
+    -L"$libdir" -Wl,-rpath,"$libdir" -lzchan -pthread
+quiet "$work/nobcast"
+
+echo "package: find_package and pkg-config, shared and static, and the README example: ok"
+echo "package: libzchan.so exports zc_* only; ZCHAN_BROADCAST ON and OFF install what they should"
