@@ -1,0 +1,1165 @@
+/* Reliability scenarios (issue 4, list items 1-17): the interleavings that lose wake-ups,
+ * strand messages or dispose of them twice in channels of this kind. Each scenario is
+ * either here or already in tests/unit (then this file names the test that covers it).
+ * The single-thread ones are deterministic: counting wakers and manual polling. The
+ * threaded ones (8, 9, 11, 12, 14) repeat a race many times and are meant to run under
+ * ThreadSanitizer and AddressSanitizer/LeakSanitizer too; scenario 15 needs the hook
+ * points of a ZCHAN_TEST_HOOKS build and is compiled only there.
+ *
+ * Covered elsewhere:
+ *  (1) two pending receivers, two sends before the first woken one runs:
+ *      test_future.c test_two_pending_receivers_are_woken_one_per_send_in_registration_order
+ *  (5) the timer wins after the wake (a woken receiver cancelled unpolled):
+ *      test_future.c test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on
+ *  (6) a pending send cancelled before its slot frees:
+ *      test_future.c test_cancelled_send_sent_nothing_and_can_start_over,
+ *      test_mpmc.c test_drop_msg_is_not_called_for_a_cancelled_send
+ *  (7) test_future.c test_woken_sender_cancelled_lets_the_next_sender_complete and
+ *      test_woken_sender_cancelled_passes_the_wake_on_and_capacity_is_intact
+ *  (8) single-thread form: test_mpmc.c dropping_the_last_sender_closes
+ *  (10) unbounded, across segments, sender alive:
+ *      test_mpmc.c test_drop_msg_runs_once_per_message_across_unbounded_segments
+ *  (16) a wake that polls / cancels its own future, try_recv / try_send inside a wake,
+ *      close with re-entrant wakes: test_future.c test_wake_that_* and
+ *      test_close_runs_reentrant_wakes_without_deadlock
+ *  (17) exactly one wake: test_future.c
+ *      test_three_pending_receivers_and_one_message_make_exactly_one_wake
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <zchan/block.h>
+#include <zchan/config.h>
+#include <zchan/mpmc.h>
+
+#include "atomic.h" /* zc__backoff, zc__cpu_relax (src/) */
+#include "counting_waker.h"
+#include "u64_channel.h"
+
+#if ZCHAN_TEST_HOOKS
+#include "hooks.h"
+#endif
+
+enum { WAITERS = 3 };
+
+/* A future that pends longer than this in a threaded scenario counts as a hang. */
+#define HANG_NS (10ull * 1000 * 1000 * 1000)
+
+/* ---- fixture: a channel of uint64_t, counting wakers, an optional drop counter ---- */
+
+typedef struct fixture {
+    zc_sender *tx;
+    zc_receiver *rx;
+    drop_counter dc;
+    atomic_uchar seen[256];
+    atomic_uint clock;
+    counting_waker cw[WAITERS];
+    zc_waker w[WAITERS];
+} fixture;
+
+/* cap 0: unbounded. Every message the channel disposes of is counted in f->dc. */
+static void fixture_init(fixture *f, size_t cap) {
+    drop_counter_init(&f->dc, f->seen, sizeof f->seen);
+    zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &f->dc};
+    zc_status s = cap == 0 ? zc_unbounded(&cfg, &f->tx, &f->rx)
+                           : zc_bounded(cap, &cfg, &f->tx, &f->rx);
+    assert_int_equal(s, ZC_OK);
+    atomic_init(&f->clock, 0);
+    for (int i = 0; i < WAITERS; i++) {
+        counting_waker_init(&f->cw[i]);
+        f->cw[i].clock = &f->clock;
+        f->w[i] = counting_waker_of(&f->cw[i]);
+    }
+}
+
+static void fixture_done(fixture *f) {
+    zc_sender_drop(f->tx);
+    zc_receiver_drop(f->rx);
+}
+
+static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
+
+static size_t channel_len(fixture *f) {
+    zc_info info;
+    assert_int_equal(zc_sender_info(f->tx, &info), ZC_OK);
+    return info.len;
+}
+
+static void expect_poll_u64(zc_recv *r, const zc_waker *w, uint64_t want) {
+    uint64_t got = ~want;
+    assert_int_equal(zc_recv_poll(r, w, &got), ZC_OK);
+    assert_int_equal(got, want);
+}
+
+static void expect_poll_pending(zc_recv *r, const zc_waker *w) {
+    uint64_t got = 0xdeadbeef;
+    assert_int_equal(zc_recv_poll(r, w, &got), ZC_PENDING);
+    assert_int_equal(got, 0xdeadbeef);
+}
+
+/* n receive futures pending on f's empty channel, future i with waker i. */
+static void pend_receivers(fixture *f, zc_recv *r, int n) {
+    for (int i = 0; i < n; i++) {
+        zc_recv_init(&r[i], f->rx);
+        expect_poll_pending(&r[i], &f->w[i]);
+    }
+}
+
+/* Fill f's bounded channel of capacity 1 with message 1 and leave n send futures
+ * pending, future i with waker i and message 100 + i. */
+static void pend_senders(fixture *f, zc_send *s, uint64_t *msgs, int n) {
+    send_u64(f->tx, 1);
+    for (int i = 0; i < n; i++) {
+        msgs[i] = 100 + (uint64_t)i;
+        zc_send_init(&s[i], f->tx, &msgs[i]);
+        assert_int_equal(zc_send_poll(&s[i], &f->w[i]), ZC_PENDING);
+    }
+}
+
+static void noop_wake(void *ctx) { (void)ctx; }
+static const zc_waker noop_waker = {noop_wake, NULL};
+
+/* The capacities each flavour-independent scenario runs with (0: unbounded). */
+static const size_t both_flavours[] = {4, 0};
+
+/* ---- (2) a woken receiver cancelled unpolled, then a new receiver -------------------- */
+
+static void test_new_receiver_after_a_woken_one_was_cancelled_gets_the_message(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_recv r[2];
+        pend_receivers(&f, r, 1);
+        send_u64(f.tx, 7);
+        assert_int_equal(wakes(&f, 0), 1);
+        zc_recv_cancel(&r[0]); /* nobody else waits: nothing to pass on */
+        zc_recv_init(&r[1], f.rx);
+        expect_poll_u64(&r[1], &f.w[1], 7);
+        assert_int_equal(wakes(&f, 1), 0);
+        send_u64(f.tx, 8); /* r[0] was deregistered, r[1] completed: nobody is woken */
+        assert_int_equal(wakes(&f, 0) + wakes(&f, 1), 1);
+        expect_poll_u64(&r[0], &f.w[0], 8); /* the cancelled future starts over */
+        fixture_done(&f);
+    }
+}
+
+static void
+test_new_receiver_between_the_wake_and_the_cancel_takes_the_message(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_recv r[WAITERS];
+        pend_receivers(&f, r, 1);
+        send_u64(f.tx, 7);
+        zc_recv_init(&r[1], f.rx);
+        expect_poll_u64(&r[1], &f.w[1], 7); /* barges in before the woken one runs */
+        zc_recv_init(&r[2], f.rx);
+        expect_poll_pending(&r[2], &f.w[2]);
+        zc_recv_cancel(&r[0]); /* its wake-up has nothing left to pass on */
+        assert_int_equal(wakes(&f, 2), 0);
+        send_u64(f.tx, 9); /* r[2] is still registered, and first in line */
+        assert_int_equal(wakes(&f, 2), 1);
+        expect_poll_u64(&r[2], &f.w[2], 9);
+        assert_int_equal(wakes(&f, 0), 1);
+        fixture_done(&f);
+    }
+}
+
+/* ---- (3) every sending / receiving path wakes the waiter the futures would ----------- */
+
+typedef enum path { PATH_TRY, PATH_FUTURE, PATH_BLOCKING, PATH_TIMEOUT_0, PATHS } path;
+
+static zc_status send_by(path p, zc_sender *tx, uint64_t v) {
+    zc_send s;
+    switch (p) {
+    case PATH_TRY: return zc_try_send(tx, &v);
+    case PATH_FUTURE:
+        zc_send_init(&s, tx, &v);
+        return zc_send_poll(&s, &noop_waker);
+    case PATH_BLOCKING: return zc_send_blocking(tx, &v);
+    default: return zc_send_timeout(tx, &v, 0);
+    }
+}
+
+static zc_status recv_by(path p, zc_receiver *rx, uint64_t *out) {
+    zc_recv r;
+    switch (p) {
+    case PATH_TRY: return zc_try_recv(rx, out);
+    case PATH_FUTURE:
+        zc_recv_init(&r, rx);
+        return zc_recv_poll(&r, &noop_waker, out);
+    case PATH_BLOCKING: return zc_recv_blocking(rx, out);
+    default: return zc_recv_timeout(rx, out, 0);
+    }
+}
+
+/* Covered for try ops and the unbounded send future in test_future.c
+ * (test_try_send_and_try_recv_wake_the_waiters_the_futures_would,
+ * test_unbounded_send_wakes_a_pending_receiver); here every path, both flavours, and
+ * with two waiters, so that "the right one" means the first registered. */
+static void test_every_send_path_wakes_the_first_pending_receiver_only(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        for (path p = 0; p < PATHS; p++) {
+            fixture f;
+            fixture_init(&f, both_flavours[k]);
+            zc_recv r[2];
+            pend_receivers(&f, r, 2);
+            assert_int_equal(send_by(p, f.tx, 10), ZC_OK);
+            assert_int_equal(wakes(&f, 0), 1);
+            assert_int_equal(wakes(&f, 1), 0);
+            assert_int_equal(send_by(p, f.tx, 11), ZC_OK);
+            assert_int_equal(wakes(&f, 1), 1);
+            expect_poll_u64(&r[0], &f.w[0], 10);
+            expect_poll_u64(&r[1], &f.w[1], 11);
+            fixture_done(&f);
+        }
+    }
+}
+
+static void test_every_recv_path_wakes_the_first_pending_sender_only(void **state) {
+    (void)state;
+    for (path p = 0; p < PATHS; p++) {
+        fixture f;
+        fixture_init(&f, 1);
+        zc_send s[2];
+        uint64_t msg[2], out = 0;
+        pend_senders(&f, s, msg, 2);
+        assert_int_equal(recv_by(p, f.rx, &out), ZC_OK);
+        assert_int_equal(out, 1);
+        assert_int_equal(wakes(&f, 0), 1);
+        assert_int_equal(wakes(&f, 1), 0);
+        assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+        assert_int_equal(recv_by(p, f.rx, &out), ZC_OK);
+        assert_int_equal(out, 100);
+        assert_int_equal(wakes(&f, 1), 1);
+        assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+        expect_u64(f.rx, 101);
+        fixture_done(&f);
+    }
+}
+
+/* ---- (4) close from either side wakes every pending send and recv -------------------- */
+
+/* Receiver-side close waking senders and sender-side close waking receivers, and the
+ * last handles' drops, are in test_future.c (test_close_wakes_every_pending_sender_once,
+ * test_close_wakes_every_pending_receiver_once, test_dropping_the_last_*). */
+static void test_sender_close_wakes_every_pending_sender(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[WAITERS];
+    uint64_t msg[WAITERS];
+    pend_senders(&f, s, msg, WAITERS);
+    assert_true(zc_sender_close(f.tx));
+    for (int i = 0; i < WAITERS; i++) {
+        assert_int_equal(wakes(&f, i), 1);
+        assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_CLOSED);
+        assert_int_equal(msg[i], 100 + (uint64_t)i);
+    }
+    expect_u64(f.rx, 1);
+    expect_recv_status(f.rx, ZC_CLOSED);
+    fixture_done(&f);
+    assert_int_equal(drop_counter_calls(&f.dc), 0);
+}
+
+static void test_receiver_close_through_a_clone_wakes_every_pending_receiver(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_receiver *rx2 = zc_receiver_clone(f.rx);
+        zc_recv r[WAITERS];
+        pend_receivers(&f, r, WAITERS);
+        assert_true(zc_receiver_close(rx2));
+        uint64_t out = 0;
+        for (int i = 0; i < WAITERS; i++) {
+            assert_int_equal(wakes(&f, i), 1);
+            assert_int_equal(zc_recv_poll(&r[i], &f.w[i], &out), ZC_CLOSED);
+        }
+        assert_int_equal(out, 0);
+        zc_receiver_drop(rx2);
+        fixture_done(&f);
+    }
+}
+
+static void test_every_send_path_fails_at_once_when_the_receivers_are_gone(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_receiver *rx2 = zc_receiver_clone(f.rx);
+        zc_receiver_drop(f.rx);
+        zc_receiver_drop(rx2); /* the last one */
+        uint64_t v = 5;
+        zc_send s;
+        zc_send_init(&s, f.tx, &v);
+        assert_int_equal(zc_try_send(f.tx, &v), ZC_CLOSED);
+        assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_CLOSED);
+        assert_int_equal(zc_send_blocking(f.tx, &v), ZC_CLOSED); /* must not wait */
+        assert_int_equal(zc_send_timeout(f.tx, &v, UINT64_MAX), ZC_CLOSED);
+        assert_int_equal(v, 5);
+        assert_int_equal(wakes(&f, 0), 0);
+        assert_int_equal(drop_counter_calls(&f.dc), 0); /* the message stayed ours */
+        zc_sender_drop(f.tx);
+    }
+}
+
+/* ---- (5) a receiver whose timer won keeps no registration ----------------------------- */
+
+static void test_recv_cancelled_by_its_timer_leaves_the_wake_to_the_next(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_recv r[2];
+        pend_receivers(&f, r, 2);
+        zc_recv_cancel(&r[0]); /* the timer fired first */
+        send_u64(f.tx, 3);
+        assert_int_equal(wakes(&f, 0), 0);
+        assert_int_equal(wakes(&f, 1), 1);
+        expect_poll_u64(&r[1], &f.w[1], 3);
+        send_u64(f.tx, 4); /* nobody is registered now */
+        assert_int_equal(wakes(&f, 0) + wakes(&f, 1), 1);
+        expect_u64(f.rx, 4);
+        fixture_done(&f);
+    }
+}
+
+static void test_timed_out_blocking_recv_leaves_the_wake_to_the_next(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        uint64_t out = 0;
+        assert_int_equal(zc_recv_timeout(f.rx, &out, 0), ZC_TIMEDOUT);
+        assert_int_equal(zc_recv_timeout(f.rx, &out, 1000 * 1000), ZC_TIMEDOUT);
+        zc_recv r;
+        zc_recv_init(&r, f.rx);
+        expect_poll_pending(&r, &f.w[0]);
+        send_u64(f.tx, 3); /* a registration left by a timed-out call would be first */
+        assert_int_equal(wakes(&f, 0), 1);
+        expect_poll_u64(&r, &f.w[0], 3);
+        fixture_done(&f);
+    }
+}
+
+/* ---- (6) a send cancelled after its slot freed: the message exactly once ------------- */
+
+static void test_send_cancelled_after_its_slot_freed_keeps_its_message_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[1];
+    uint64_t msg[1];
+    pend_senders(&f, s, msg, 1);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    zc_send_cancel(&s[0]); /* woken, not polled again */
+    assert_int_equal(msg[0], 100);
+    assert_int_equal(channel_len(&f), 0);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK); /* the caller sends it again */
+    expect_u64(f.rx, 100);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+    assert_int_equal(drop_counter_calls(&f.dc), 0);
+}
+
+static void
+test_send_cancelled_after_another_sender_took_its_slot_keeps_its_message(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_send s[2];
+    uint64_t msg[2];
+    pend_senders(&f, s, msg, 2);
+    expect_u64(f.rx, 1);
+    send_u64(f.tx, 50); /* barges into the freed slot */
+    zc_send_cancel(&s[0]); /* full again: the wake-up is not passed on */
+    assert_int_equal(wakes(&f, 1), 0);
+    expect_u64(f.rx, 50); /* this frees the slot again and wakes s[1] */
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_PENDING);
+    zc_receiver_drop(f.rx); /* 101 is disposed of; 100 is still the caller's */
+    assert_true(drop_counter_saw_once(&f.dc, 101, 102));
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_CLOSED);
+    assert_int_equal(msg[0], 100);
+    zc_sender_drop(f.tx);
+    assert_int_equal(drop_counter_calls(&f.dc), 1);
+}
+
+/* ---- (10) the last receiver's drop disposes at once while senders live ---------------- */
+
+static void test_last_receiver_drop_disposes_of_a_wrapped_ring_at_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 5);
+    for (uint64_t i = 0; i < 5; i++)
+        send_u64(f.tx, i);
+    for (uint64_t i = 0; i < 3; i++)
+        expect_u64(f.rx, i);
+    for (uint64_t i = 5; i < 8; i++) /* these wrap around the end of the ring */
+        send_u64(f.tx, i);
+    zc_send s;
+    uint64_t pending = 200;
+    zc_send_init(&s, f.tx, &pending);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_PENDING);
+    zc_sender *tx2 = zc_sender_clone(f.tx);
+    zc_receiver_drop(f.rx);
+    assert_true(drop_counter_saw_once(&f.dc, 3, 8)); /* before the drop returned */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_send_poll(&s, &f.w[0]), ZC_CLOSED);
+    assert_int_equal(pending, 200);
+    uint64_t v = 9;
+    assert_int_equal(zc_try_send(tx2, &v), ZC_CLOSED);
+    zc_sender_drop(tx2);
+    zc_sender_drop(f.tx);
+    assert_true(drop_counter_saw_once(&f.dc, 3, 8)); /* nothing more */
+}
+
+/* ---- (16) more re-entrant wakes ------------------------------------------------------- */
+
+typedef struct reentry {
+    fixture *f;
+    zc_recv *other; /* another future of the same list */
+    zc_status status;
+    uint64_t out;
+    int calls;
+} reentry;
+
+static reentry *reentry_on(fixture *f, int i, reentry *re, void (*hook)(void *)) {
+    memset(re, 0, sizeof *re);
+    re->f = f;
+    re->status = ZC_EINVAL;
+    f->cw[i].on_wake = hook;
+    f->cw[i].arg = re;
+    return re;
+}
+
+static void close_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->status = zc_sender_close(re->f->tx) ? ZC_OK : ZC_CLOSED;
+}
+
+static void poll_other_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->status = zc_recv_poll(re->other, &re->f->w[1], &re->out);
+}
+
+static void cancel_other_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    zc_recv_cancel(re->other);
+}
+
+static void try_send_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    uint64_t v = 2;
+    re->status = zc_try_send(re->f->tx, &v);
+}
+
+static void try_recv_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->status = zc_try_recv(re->f->rx, &re->out);
+}
+
+static void test_wake_that_closes_the_channel_wakes_every_other_waiter(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        reentry re;
+        reentry_on(&f, 0, &re, close_inside_wake);
+        zc_recv r[WAITERS];
+        pend_receivers(&f, r, WAITERS);
+        send_u64(f.tx, 1);
+        assert_int_equal(re.calls, 1);
+        assert_int_equal(re.status, ZC_OK); /* the close inside the wake closed it */
+        for (int i = 0; i < WAITERS; i++)
+            assert_int_equal(wakes(&f, i), 1);
+        uint64_t out = 0;
+        expect_poll_u64(&r[0], &f.w[0], 1);
+        assert_int_equal(zc_recv_poll(&r[0], &f.w[0], &out), ZC_CLOSED);
+        for (int i = 1; i < WAITERS; i++)
+            assert_int_equal(zc_recv_poll(&r[i], &f.w[i], &out), ZC_CLOSED);
+        fixture_done(&f);
+    }
+}
+
+static void test_wake_that_polls_another_waiter_hands_it_the_message(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_recv r[2];
+        reentry re;
+        reentry_on(&f, 0, &re, poll_other_inside_wake)->other = &r[1];
+        pend_receivers(&f, r, 2);
+        send_u64(f.tx, 1); /* wakes r[0], whose wake polls r[1] (still linked) */
+        assert_int_equal(re.calls, 1);
+        assert_int_equal(re.status, ZC_OK);
+        assert_int_equal(re.out, 1);
+        assert_int_equal(wakes(&f, 1), 0);
+        f.cw[0].on_wake = NULL;
+        expect_poll_pending(&r[0], &f.w[0]); /* the message is gone: waits again */
+        send_u64(f.tx, 2); /* r[0] kept its turn and r[1] is no longer linked */
+        assert_int_equal(wakes(&f, 0), 2);
+        assert_int_equal(wakes(&f, 1), 0);
+        expect_poll_u64(&r[0], &f.w[0], 2);
+        send_u64(f.tx, 3);
+        assert_int_equal(wakes(&f, 0) + wakes(&f, 1), 2);
+        expect_u64(f.rx, 3);
+        fixture_done(&f);
+    }
+}
+
+static void test_wake_that_cancels_another_waiter_leaves_it_unwoken(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    zc_recv r[3];
+    reentry re;
+    reentry_on(&f, 0, &re, cancel_other_inside_wake)->other = &r[1];
+    pend_receivers(&f, r, 3);
+    send_u64(f.tx, 1);
+    send_u64(f.tx, 2); /* r[1] was cancelled inside r[0]'s wake: r[2] is next */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(wakes(&f, 2), 1);
+    expect_poll_u64(&r[0], &f.w[0], 1);
+    expect_poll_u64(&r[2], &f.w[2], 2);
+    fixture_done(&f);
+}
+
+static void test_wake_that_sends_wakes_the_next_receiver_from_inside(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_recv r[2];
+        reentry re;
+        reentry_on(&f, 0, &re, try_send_inside_wake);
+        pend_receivers(&f, r, 2);
+        send_u64(f.tx, 1); /* r[0]'s wake sends 2, which wakes r[1] (a nested notify) */
+        assert_int_equal(re.status, ZC_OK);
+        assert_int_equal(wakes(&f, 0), 1);
+        assert_int_equal(wakes(&f, 1), 1);
+        expect_poll_u64(&r[0], &f.w[0], 1);
+        expect_poll_u64(&r[1], &f.w[1], 2);
+        fixture_done(&f);
+    }
+}
+
+static void test_sender_wake_that_receives_wakes_the_next_sender_from_inside(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    send_u64(f.tx, 1);
+    send_u64(f.tx, 2);
+    zc_send s[2];
+    uint64_t msg[2] = {100, 101};
+    reentry re;
+    reentry_on(&f, 0, &re, try_recv_inside_wake);
+    for (int i = 0; i < 2; i++) {
+        zc_send_init(&s[i], f.tx, &msg[i]);
+        assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_PENDING);
+    }
+    expect_u64(f.rx, 1); /* wakes s[0], whose wake takes 2, which wakes s[1] */
+    assert_int_equal(re.status, ZC_OK);
+    assert_int_equal(re.out, 2);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(channel_len(&f), 0);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 100);
+    expect_u64(f.rx, 101);
+    assert_int_equal(re.calls, 1);
+    fixture_done(&f);
+}
+
+/* ---- (17) a round-robin poll loop goes quiet ----------------------------------------- */
+
+static void test_round_robin_poll_loop_goes_quiet_after_one_message(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        fixture f;
+        fixture_init(&f, both_flavours[k]);
+        zc_recv r[WAITERS];
+        bool done[WAITERS] = {false};
+        pend_receivers(&f, r, WAITERS);
+        send_u64(f.tx, 1);
+        /* The executor: each round polls every unfinished future (woken or not),
+         * until a round adds no wake. */
+        unsigned before = 0, total = 0, rounds = 0, completed = 0;
+        do {
+            before = total;
+            for (int i = 0; i < WAITERS; i++) {
+                if (done[i]) continue;
+                uint64_t out = 0;
+                zc_status s = zc_recv_poll(&r[i], &f.w[i], &out);
+                if (s == ZC_OK) {
+                    assert_int_equal(out, 1);
+                    done[i] = true;
+                    completed++;
+                } else {
+                    assert_int_equal(s, ZC_PENDING);
+                }
+            }
+            total = 0;
+            for (int i = 0; i < WAITERS; i++)
+                total += wakes(&f, i);
+            rounds++;
+        } while (total != before && rounds < 10);
+        assert_int_equal(total, 1);
+        assert_int_equal(completed, 1);
+        assert_true(done[0]);
+        assert_true(rounds <= 2);
+        for (int i = 1; i < WAITERS; i++)
+            zc_recv_cancel(&r[i]);
+        assert_int_equal(wakes(&f, 0) + wakes(&f, 1) + wakes(&f, 2), 1);
+        fixture_done(&f);
+    }
+}
+
+/* ---- threaded scenarios: shared pieces ----------------------------------------------- */
+
+/* Drive a receive future with a parker until it is not pending; ZC_TIMEDOUT if no wake
+ * came within HANG_NS (a lost wake-up). */
+static zc_status recv_parked(zc_recv *r, zc_parker *p, uint64_t *out) {
+    zc_waker w = zc_parker_waker(p);
+    for (;;) {
+        zc_status s = zc_recv_poll(r, &w, out);
+        if (s != ZC_PENDING) return s;
+        if (zc_parker_park_timeout(p, HANG_NS) == ZC_TIMEDOUT) {
+            zc_recv_cancel(r);
+            return ZC_TIMEDOUT;
+        }
+    }
+}
+
+static zc_status send_parked(zc_sender *tx, const uint64_t *msg, zc_parker *p) {
+    zc_waker w = zc_parker_waker(p);
+    zc_send f;
+    zc_send_init(&f, tx, msg);
+    for (;;) {
+        zc_status s = zc_send_poll(&f, &w);
+        if (s != ZC_PENDING) return s;
+        if (zc_parker_park_timeout(p, HANG_NS) == ZC_TIMEDOUT) {
+            zc_send_cancel(&f);
+            return ZC_TIMEDOUT;
+        }
+    }
+}
+
+/* Wait until *a == want (acquire: what its writer did before is visible). */
+static void await_uint(atomic_uint *a, unsigned want) {
+    zc__backoff b = ZC__BACKOFF_INIT;
+    while (atomic_load_explicit(a, memory_order_acquire) != want)
+        zc__backoff_snooze(&b);
+}
+
+/* Spend about n pauses, to shift one thread against another. */
+static void spin(unsigned n) {
+    while (n-- > 0)
+        zc__cpu_relax();
+}
+
+static void start_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
+    assert_int_equal(pthread_create(t, NULL, fn, arg), 0);
+}
+
+/* ---- (8) a message sent just before the last sender's drop is received first ---------- */
+
+typedef struct last_send {
+    zc_sender *tx;
+    uint64_t v;
+    int how; /* 0 try_send, 1 blocking send, 2 send future */
+} last_send;
+
+static void *send_then_drop(void *arg) {
+    last_send *ls = arg;
+    zc_parker p;
+    zc_parker_init(&p);
+    if (ls->how == 0)
+        (void)zc_try_send(ls->tx, &ls->v);
+    else if (ls->how == 1)
+        (void)zc_send_blocking(ls->tx, &ls->v);
+    else
+        (void)send_parked(ls->tx, &ls->v, &p);
+    zc_sender_drop(ls->tx);
+    zc_parker_destroy(&p);
+    return NULL;
+}
+
+/* Two receive futures on one thread race a sender thread that sends one value and drops
+ * the last sender: one future must get the value, the other ZC_CLOSED, and neither may
+ * hang (the value's wake and the close's wakes cross each other). */
+static void test_value_sent_before_the_last_sender_drops_is_received_before_closed(void **state) {
+    (void)state;
+    enum { ROUNDS = 1500 };
+    for (int k = 0; k < 2; k++) {
+        for (int round = 0; round < ROUNDS; round++) {
+            zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+            last_send ls = {NULL, 1000 + (uint64_t)round, round % 3};
+            zc_receiver *rx;
+            assert_int_equal(k == 0 ? zc_bounded(1, &cfg, &ls.tx, &rx)
+                                    : zc_unbounded(&cfg, &ls.tx, &rx),
+                             ZC_OK);
+            zc_parker p;
+            zc_parker_init(&p);
+            zc_waker w = zc_parker_waker(&p);
+            zc_recv r[2];
+            zc_status st[2] = {ZC_PENDING, ZC_PENDING};
+            uint64_t out[2] = {0, 0};
+            zc_recv_init(&r[0], rx);
+            zc_recv_init(&r[1], rx);
+            pthread_t t;
+            start_thread(&t, send_then_drop, &ls);
+            while (st[0] == ZC_PENDING || st[1] == ZC_PENDING) {
+                for (int i = 0; i < 2; i++)
+                    if (st[i] == ZC_PENDING) st[i] = zc_recv_poll(&r[i], &w, &out[i]);
+                if ((st[0] == ZC_PENDING || st[1] == ZC_PENDING) &&
+                    zc_parker_park_timeout(&p, HANG_NS) == ZC_TIMEDOUT)
+                    fail_msg("round %d: a receive future was never woken", round);
+            }
+            pthread_join(t, NULL);
+            int got = st[0] == ZC_OK ? 0 : 1;
+            assert_int_equal(st[got], ZC_OK);
+            assert_int_equal(out[got], ls.v);
+            assert_int_equal(st[1 - got], ZC_CLOSED);
+            expect_recv_status(rx, ZC_CLOSED);
+            zc_receiver_drop(rx);
+            zc_parker_destroy(&p);
+        }
+    }
+}
+
+/* ---- (9) the last receiver's drop races the install of the first segment -------------- */
+
+typedef struct first_send {
+    atomic_uint go;    /* round the sender may start (main: release) */
+    atomic_uint done;  /* round the sender has finished (sender: release) */
+    zc_sender *tx;     /* written before go, read after it */
+    int skew;          /* > 0: the main thread waits that long; < 0: the sender does */
+    zc_status status;  /* written before done, read after it */
+    uint64_t v;
+    unsigned rounds;
+} first_send;
+
+static void *first_segment_sender(void *arg) {
+    first_send *fs = arg;
+    for (unsigned round = 1; round <= fs->rounds; round++) {
+        await_uint(&fs->go, round); /* acquire: tx and skew are written */
+        spin(fs->skew < 0 ? (unsigned)-fs->skew : 0);
+        fs->v = round;
+        fs->status = zc_try_send(fs->tx, &fs->v);
+        /* Release: status and v are visible to the main thread's acquire. */
+        atomic_store_explicit(&fs->done, round, memory_order_release);
+    }
+    return NULL;
+}
+
+/* The sender's first send on a fresh unbounded channel installs the first segment while
+ * the main thread drops the only receiver. The send either succeeds (and the drop, which
+ * waits for it, disposes of it exactly once) or fails with ZC_CLOSED (the message is the
+ * caller's, nothing is disposed of). Leaks show under LeakSanitizer. Who starts first is
+ * steered so that each wins about half of the rounds: the skew moves towards the sender
+ * after a round it won and away from it after a round it lost. */
+static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void **state) {
+    (void)state;
+    enum { ROUNDS = 100000 };
+    static first_send fs;
+    atomic_init(&fs.go, 0);
+    atomic_init(&fs.done, 0);
+    fs.rounds = ROUNDS;
+    fs.skew = 0;
+    pthread_t t;
+    start_thread(&t, first_segment_sender, &fs);
+    unsigned ok = 0;
+    for (unsigned round = 1; round <= ROUNDS; round++) {
+        drop_counter dc;
+        drop_counter_init(&dc, NULL, 0);
+        zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &dc};
+        zc_receiver *rx;
+        assert_int_equal(zc_unbounded(&cfg, &fs.tx, &rx), ZC_OK);
+        atomic_store_explicit(&fs.go, round, memory_order_release);
+        spin(fs.skew > 0 ? (unsigned)fs.skew : 0);
+        zc_receiver_drop(rx);
+        await_uint(&fs.done, round);
+        if (fs.status == ZC_OK) {
+            ok++;
+            fs.skew -= 3 + (int)(round % 5);
+            if (drop_counter_calls(&dc) != 1 || atomic_load(&dc.sum) != round)
+                fail_msg("round %u: a sent message was disposed of %zu times", round,
+                         drop_counter_calls(&dc));
+        } else {
+            fs.skew += 3 + (int)(round % 5);
+            if (fs.status != ZC_CLOSED || drop_counter_calls(&dc) != 0 || fs.v != round)
+                fail_msg("round %u: send gave %s, %zu disposals", round,
+                         zc_status_str(fs.status), drop_counter_calls(&dc));
+        }
+        zc_sender_drop(fs.tx);
+    }
+    pthread_join(t, NULL);
+    print_message("first-segment race: the send won %u of %u rounds\n", ok, (unsigned)ROUNDS);
+    /* Both outcomes must have happened, or the race was never run. */
+    assert_true(ok > 0 && ok < ROUNDS);
+}
+
+/* ---- (11) close races a blocked send -------------------------------------------------- */
+
+typedef struct blocked_send {
+    zc_sender *tx;
+    uint64_t v;
+    int how; /* 0 blocking, 1 long timeout, 2 future */
+    zc_status status;
+    atomic_uint started; /* 1 once the thread is about to send */
+} blocked_send;
+
+static void *send_into_full(void *arg) {
+    blocked_send *bs = arg;
+    zc_parker p;
+    zc_parker_init(&p);
+    atomic_store_explicit(&bs->started, 1, memory_order_release);
+    if (bs->how == 0)
+        bs->status = zc_send_blocking(bs->tx, &bs->v);
+    else if (bs->how == 1)
+        bs->status = zc_send_timeout(bs->tx, &bs->v, HANG_NS);
+    else
+        bs->status = send_parked(bs->tx, &bs->v, &p);
+    zc_parker_destroy(&p);
+    return NULL;
+}
+
+static void test_close_racing_a_blocked_send_returns_closed_and_its_message(void **state) {
+    (void)state;
+    enum { ROUNDS = 900 };
+    for (int round = 0; round < ROUNDS; round++) {
+        fixture f;
+        fixture_init(&f, 1);
+        send_u64(f.tx, 1);
+        blocked_send bs = {f.tx, 100 + (uint64_t)round, round % 3, ZC_EINVAL, 0};
+        pthread_t t;
+        start_thread(&t, send_into_full, &bs);
+        /* Close before, during or after the send's registration. */
+        await_uint(&bs.started, 1);
+        spin((unsigned)(round % 16) * 200);
+        int closer = (round / 3) % 3;
+        if (closer == 0)
+            assert_true(zc_sender_close(f.tx));
+        else if (closer == 1)
+            assert_true(zc_receiver_close(f.rx));
+        else
+            zc_receiver_drop(f.rx); /* the last receiver: closes and disposes of 1 */
+        pthread_join(t, NULL);
+        assert_int_equal(bs.status, ZC_CLOSED);
+        assert_int_equal(bs.v, 100 + (uint64_t)round);
+        if (closer == 2) {
+            assert_true(drop_counter_saw_once(&f.dc, 1, 2));
+            zc_sender_drop(f.tx);
+        } else {
+            expect_u64(f.rx, 1);
+            expect_recv_status(f.rx, ZC_CLOSED);
+            fixture_done(&f);
+            assert_int_equal(drop_counter_calls(&f.dc), 0);
+        }
+    }
+}
+
+/* ---- (12) a hundred senders race for one slot ----------------------------------------- */
+
+enum { RACERS = 100 };
+
+typedef struct racer {
+    zc_sender *tx;
+    atomic_uint *gate;
+    uint64_t id;
+    zc_status status;
+} racer;
+
+static void *try_send_once(void *arg) {
+    racer *r = arg;
+    /* Acquire: pairs with the opening release; all start together. */
+    while (atomic_load_explicit(r->gate, memory_order_acquire) == 0)
+        sched_yield();
+    r->status = zc_try_send(r->tx, &r->id);
+    zc_sender_drop(r->tx);
+    return NULL;
+}
+
+static void test_one_of_a_hundred_racing_try_sends_fills_a_bounded_1_slot(void **state) {
+    (void)state;
+    for (int round = 0; round < 5; round++) {
+        fixture f;
+        fixture_init(&f, 1);
+        static racer racers[RACERS];
+        pthread_t t[RACERS];
+        atomic_uint gate;
+        atomic_init(&gate, 0);
+        for (int i = 0; i < RACERS; i++) {
+            racers[i] = (racer){zc_sender_clone(f.tx), &gate, (uint64_t)i, ZC_EINVAL};
+            start_thread(&t[i], try_send_once, &racers[i]);
+        }
+        atomic_store_explicit(&gate, 1, memory_order_release);
+        int winners = 0, winner = -1;
+        for (int i = 0; i < RACERS; i++) {
+            pthread_join(t[i], NULL);
+            if (racers[i].status == ZC_OK) {
+                winners++;
+                winner = i;
+            } else {
+                assert_int_equal(racers[i].status, ZC_FULL);
+            }
+        }
+        assert_int_equal(winners, 1);
+        expect_u64(f.rx, (uint64_t)winner);
+        expect_recv_status(f.rx, ZC_EMPTY);
+        uint64_t v = 7;
+        assert_int_equal(zc_try_send(f.tx, &v), ZC_OK);
+        assert_int_equal(zc_try_send(f.tx, &v), ZC_FULL);
+        fixture_done(&f);
+    }
+}
+
+/* ---- (14) four messages circulate through a bounded(4) channel ------------------------- */
+
+/* Four messages in a channel of capacity 4 and four threads, each of which takes one and
+ * puts it back. Whoever sends holds one of the four, so the channel holds at most three
+ * during the whole send: ZC_FULL is never a linearizable answer, and a send future never
+ * has a reason to wait for longer than a receiver's copy-out. */
+enum { CIRCULATORS = 4, CIRCULATIONS = 20000 };
+
+typedef struct circulator {
+    zc_sender *tx;
+    zc_receiver *rx;
+    uint64_t rng;
+    unsigned fulls;  /* ZC_FULL from try_send: must stay 0 */
+    unsigned hangs;  /* a future pending HANG_NS without a wake: must stay 0 */
+    unsigned errors; /* any other unexpected status */
+} circulator;
+
+static void *circulate(void *arg) {
+    circulator *c = arg;
+    zc_parker p;
+    zc_parker_init(&p);
+    zc_recv r;
+    zc_recv_init(&r, c->rx);
+    for (unsigned i = 0; i < CIRCULATIONS; i++) {
+        c->rng = c->rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned how = (unsigned)(c->rng >> 60); /* 0..15 */
+        uint64_t m = 0;
+        zc_status s;
+        if (how & 1) {
+            s = recv_parked(&r, &p, &m);
+        } else {
+            while ((s = zc_try_recv(c->rx, &m)) == ZC_EMPTY)
+                sched_yield(); /* the others may hold all four for a moment */
+        }
+        if (s == ZC_TIMEDOUT) c->hangs++;
+        if (s != ZC_OK) {
+            c->errors++;
+            break;
+        }
+        if (how & 2) {
+            s = send_parked(c->tx, &m, &p);
+            if (s == ZC_TIMEDOUT) c->hangs++;
+        } else {
+            s = zc_try_send(c->tx, &m);
+            if (s == ZC_FULL) {
+                c->fulls++;
+                s = zc_send_blocking(c->tx, &m); /* keep the message in circulation */
+            }
+        }
+        if (s != ZC_OK) {
+            c->errors++;
+            break;
+        }
+    }
+    zc_parker_destroy(&p);
+    return NULL;
+}
+
+static void test_circulating_messages_never_meet_a_false_full(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, CIRCULATORS);
+    for (uint64_t i = 0; i < CIRCULATORS; i++)
+        send_u64(f.tx, i);
+    circulator c[CIRCULATORS];
+    pthread_t t[CIRCULATORS];
+    for (int i = 0; i < CIRCULATORS; i++) {
+        c[i] = (circulator){f.tx, f.rx, (uint64_t)i * 7919 + 1, 0, 0, 0};
+        start_thread(&t[i], circulate, &c[i]);
+    }
+    unsigned fulls = 0, hangs = 0, errors = 0;
+    for (int i = 0; i < CIRCULATORS; i++) {
+        pthread_join(t[i], NULL);
+        fulls += c[i].fulls;
+        hangs += c[i].hangs;
+        errors += c[i].errors;
+    }
+    assert_int_equal(fulls, 0);
+    assert_int_equal(hangs, 0);
+    assert_int_equal(errors, 0);
+    uint64_t sum = 0, out;
+    for (int i = 0; i < CIRCULATORS; i++) {
+        assert_int_equal(zc_try_recv(f.rx, &out), ZC_OK);
+        sum += out;
+    }
+    assert_int_equal(sum, 0 + 1 + 2 + 3);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+/* ---- (15) a completed send is never reported ZC_EMPTY (hook points) ------------------- */
+
+#if ZCHAN_TEST_HOOKS
+
+/* Holds the thread marked `stall_me` at its SLOT_CLAIMED hook point (after it claimed
+ * its slot, before it wrote the message) until the main thread has begun the operation
+ * under test, plus a few milliseconds more so that the operation runs inside the window.
+ * What the test asserts does not depend on that time, only how often the window is hit. */
+typedef struct stall {
+    atomic_bool stalled;      /* the marked sender sits in its window */
+    atomic_bool main_entered; /* the main thread is about to look at the channel */
+} stall;
+
+static _Thread_local bool stall_me;
+static stall the_stall;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static void stall_hook(zc__hook_point point, void *ctx) {
+    stall *st = ctx;
+    if (point != ZC__HOOK_SLOT_CLAIMED || !stall_me) return;
+    stall_me = false;
+    /* Release/acquire: plain flags between the two threads of the test. */
+    atomic_store_explicit(&st->stalled, true, memory_order_release);
+    while (!atomic_load_explicit(&st->main_entered, memory_order_acquire))
+        sched_yield();
+    uint64_t until = now_ns() + 5 * 1000 * 1000;
+    while (now_ns() < until)
+        sched_yield();
+}
+
+static void *stalled_send(void *arg) {
+    zc_sender *tx = arg;
+    stall_me = true;
+    uint64_t v = 1;
+    (void)zc_try_send(tx, &v);
+    return NULL;
+}
+
+static void *quick_send(void *arg) {
+    uint64_t v = 2;
+    (void)zc_try_send((zc_sender *)arg, &v);
+    return NULL;
+}
+
+/* Sender A claims the next slot and stalls; sender B completes the slot after it and
+ * is joined. A try_recv (or, with use_future, a receive future's poll) that starts after
+ * B's completion must not answer ZC_EMPTY: it returns A's message once A is done, or
+ * the future pends and is woken. */
+static void run_completed_send_is_never_empty(size_t cap, bool use_future) {
+    fixture f;
+    fixture_init(&f, cap);
+    atomic_init(&the_stall.stalled, false);
+    atomic_init(&the_stall.main_entered, false);
+    zc__test_set_hook(stall_hook, &the_stall);
+    pthread_t a, b;
+    start_thread(&a, stalled_send, f.tx);
+    while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire))
+        sched_yield();
+    start_thread(&b, quick_send, f.tx);
+    pthread_join(b, NULL); /* B's send happened-before everything below */
+    atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+    uint64_t out = 0;
+    if (!use_future) {
+        assert_int_equal(zc_try_recv(f.rx, &out), ZC_OK);
+        assert_int_equal(out, 1);
+    } else {
+        zc_recv r;
+        zc_recv_init(&r, f.rx);
+        zc_status s = zc_recv_poll(&r, &f.w[0], &out);
+        if (s == ZC_PENDING) {
+            pthread_join(a, NULL);
+            assert_true(wakes(&f, 0) >= 1); /* a self-wake or A's publish woke it */
+            s = zc_recv_poll(&r, &f.w[0], &out);
+        }
+        assert_int_equal(s, ZC_OK);
+        assert_int_equal(out, 1);
+    }
+    pthread_join(a, NULL);
+    zc__test_set_hook(NULL, NULL);
+    expect_u64(f.rx, 2);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_completed_send_is_never_reported_empty_behind_a_stalled_one(void **state) {
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        run_completed_send_is_never_empty(both_flavours[k], false);
+        run_completed_send_is_never_empty(both_flavours[k], true);
+    }
+}
+
+#endif /* ZCHAN_TEST_HOOKS */
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_new_receiver_after_a_woken_one_was_cancelled_gets_the_message),
+        cmocka_unit_test(test_new_receiver_between_the_wake_and_the_cancel_takes_the_message),
+        cmocka_unit_test(test_every_send_path_wakes_the_first_pending_receiver_only),
+        cmocka_unit_test(test_every_recv_path_wakes_the_first_pending_sender_only),
+        cmocka_unit_test(test_sender_close_wakes_every_pending_sender),
+        cmocka_unit_test(test_receiver_close_through_a_clone_wakes_every_pending_receiver),
+        cmocka_unit_test(test_every_send_path_fails_at_once_when_the_receivers_are_gone),
+        cmocka_unit_test(test_recv_cancelled_by_its_timer_leaves_the_wake_to_the_next),
+        cmocka_unit_test(test_timed_out_blocking_recv_leaves_the_wake_to_the_next),
+        cmocka_unit_test(test_send_cancelled_after_its_slot_freed_keeps_its_message_once),
+        cmocka_unit_test(
+            test_send_cancelled_after_another_sender_took_its_slot_keeps_its_message),
+        cmocka_unit_test(test_last_receiver_drop_disposes_of_a_wrapped_ring_at_once),
+        cmocka_unit_test(test_wake_that_closes_the_channel_wakes_every_other_waiter),
+        cmocka_unit_test(test_wake_that_polls_another_waiter_hands_it_the_message),
+        cmocka_unit_test(test_wake_that_cancels_another_waiter_leaves_it_unwoken),
+        cmocka_unit_test(test_wake_that_sends_wakes_the_next_receiver_from_inside),
+        cmocka_unit_test(test_sender_wake_that_receives_wakes_the_next_sender_from_inside),
+        cmocka_unit_test(test_round_robin_poll_loop_goes_quiet_after_one_message),
+        cmocka_unit_test(
+            test_value_sent_before_the_last_sender_drops_is_received_before_closed),
+        cmocka_unit_test(test_last_receiver_drop_racing_the_first_segment_disposes_once),
+        cmocka_unit_test(test_close_racing_a_blocked_send_returns_closed_and_its_message),
+        cmocka_unit_test(test_one_of_a_hundred_racing_try_sends_fills_a_bounded_1_slot),
+        cmocka_unit_test(test_circulating_messages_never_meet_a_false_full),
+#if ZCHAN_TEST_HOOKS
+        cmocka_unit_test(test_completed_send_is_never_reported_empty_behind_a_stalled_one),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
