@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole zchan test suite: the dev preset (unit, stress, example and docs tests, warnings
 # as errors); the same but docs under AddressSanitizer+UBSan (clang) and ThreadSanitizer
-# (gcc); the unit tests with the condvar parker; the public-header contract check; and
-# the installed-package test.
+# (gcc); the unit tests with the condvar parker; the reliability tests with the library's
+# race-window hooks; the public-header contract check; and the installed-package test.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Ends with a
 # line "N passed, M failed" (N, M count tests) and exits non-zero if anything failed.
 # Usage: scripts/test.sh
@@ -53,6 +53,7 @@ step() {
 
 ctest_preset dev
 ctest_preset condvar -L unit
+ctest_preset hooks
 ctest_preset asan
 ctest_preset tsan
 if [ -d ../shared/spec ]; then
