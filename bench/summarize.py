@@ -40,6 +40,11 @@ ROWS = {
 }
 IMPL_ORDER = ["zchan", "mutex-condvar", "gasyncqueue", "ck_ring", "rte_ring",
               "async-channel", "tokio", "flume", "crossbeam", "go", "floor"]
+# One fixed colour per implementation, so that plots of different runs compare.
+COLORS = {"zchan": "#000000", "mutex-condvar": "#e69f00", "gasyncqueue": "#56b4e9",
+          "ck_ring": "#009e73", "rte_ring": "#f0e442", "async-channel": "#0072b2",
+          "tokio": "#d55e00", "flume": "#cc79a7", "crossbeam": "#999999", "go": "#00add8",
+          "floor": "#ffffff"}
 MAIN_ROWS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
              "15-threads", "15-tasks"]
 
@@ -179,7 +184,9 @@ set datafile missing '?'
 set key outside right top
 set xlabel 'row'
 set xtics rotate by -25
-plot for [i=2:{len(impls) + 1}] '{dat.name}' using i:xtic(1) title columnheader(i)
+colors = "{' '.join(COLORS.get(i, '#808080') for i in impls)}"
+plot for [i=2:{len(impls) + 1}] '{dat.name}' using i:xtic(1) title columnheader(i) \
+    lc rgb word(colors, i - 1)
 """
     try:
         subprocess.run(["gnuplot"], input=script, text=True, check=True,
