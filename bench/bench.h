@@ -143,14 +143,16 @@ uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n);
 uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receivers,
                          long per_sender);
 
-/**
- * Row 13: n sender tasks send per_task messages each to one receiver task, either
- * through one channel of capacity 1024 whose sender is cloned into every task (merged
- * false), or through n channels of capacity 1024/n merged by the receiver (merged true:
- * one waker per receive future, and the task polls those woken, as select_all does;
- * zchan has no select yet).
- */
-uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task);
+/** How row 13's receiver task gets the messages of its n sender tasks. */
+typedef enum many_kind {
+    MANY_CLONED, /**< 13a: one channel of capacity 1024, its sender cloned into every task */
+    MANY_MERGED, /**< 13b: n channels of capacity 1024/n, one waker per receive future,
+                      the task polls those woken (as Rust's select_all) */
+    MANY_SELECT, /**< 13c: the same n channels through one zc_select over n receive cases */
+} many_kind;
+
+/** Row 13: n sender tasks send per_task messages each to one receiver task. */
+uint64_t bench_task_many(unsigned workers, int n, many_kind kind, long per_task);
 
 /** Row 15 with two tasks on a pool of two workers. @return nanoseconds for n round trips. */
 uint64_t bench_task_pingpong(long n);

@@ -34,7 +34,7 @@ typedef struct row {
     size_t cap; /* 0 = unbounded */
     int senders, receivers;
     unsigned workers; /* task rows: 0 = single-thread executor */
-    bool merged;      /* row 13b */
+    many_kind many;   /* row 13 only: a, b or c */
 } row;
 
 enum {
@@ -49,34 +49,34 @@ enum {
 static size_t make_rows(row *rows, unsigned cores)
 {
     static const row fixed[] = {
-        {"1", ST_PAIRS, "ns_per_pair", 1, 1, 1, 0, false},
-        {"2", ST_PAIRS, "ns_per_pair", 0, 1, 1, 0, false},
-        {"3", ST_BATCHES, "us_per_batch", BATCH, 1, 1, 0, false},
-        {"4", ST_BATCHES, "us_per_batch", 0, 1, 1, 0, false},
-        {"5", THREAD_FLOW, "ms_total", 16, 4, 4, 0, false},
-        {"6", THREAD_FLOW, "ms_total", 0, 4, 4, 0, false},
-        {"7", TASK_FLOW, "ms_total", 16, 4, 1, 4, false},
-        {"8", TASK_FLOW, "ms_total", 16, 4, 4, 4, false},
-        {"9", TASK_FLOW, "ns_per_msg", 16, 1, 1, 4, false},
-        {"10", THREAD_FLOW, "ms_total", 16, 1, 1, 0, false},
-        {"11", THREAD_FLOW, "ms_total", 1024, 1, 1, 0, false},
-        {"12", THREAD_FLOW, "ms_total", 16, 4, 1, 0, false},
+        {"1", ST_PAIRS, "ns_per_pair", 1, 1, 1, 0, MANY_CLONED},
+        {"2", ST_PAIRS, "ns_per_pair", 0, 1, 1, 0, MANY_CLONED},
+        {"3", ST_BATCHES, "us_per_batch", BATCH, 1, 1, 0, MANY_CLONED},
+        {"4", ST_BATCHES, "us_per_batch", 0, 1, 1, 0, MANY_CLONED},
+        {"5", THREAD_FLOW, "ms_total", 16, 4, 4, 0, MANY_CLONED},
+        {"6", THREAD_FLOW, "ms_total", 0, 4, 4, 0, MANY_CLONED},
+        {"7", TASK_FLOW, "ms_total", 16, 4, 1, 4, MANY_CLONED},
+        {"8", TASK_FLOW, "ms_total", 16, 4, 4, 4, MANY_CLONED},
+        {"9", TASK_FLOW, "ns_per_msg", 16, 1, 1, 4, MANY_CLONED},
+        {"10", THREAD_FLOW, "ms_total", 16, 1, 1, 0, MANY_CLONED},
+        {"11", THREAD_FLOW, "ms_total", 1024, 1, 1, 0, MANY_CLONED},
+        {"12", THREAD_FLOW, "ms_total", 16, 4, 1, 0, MANY_CLONED},
     };
     static const int many_n[] = {2, 16, 64, 256, 512};
     size_t k = 0;
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         rows[k++] = fixed[i];
-    for (int merged = 0; merged <= 1; merged++)
+    for (int kind = MANY_CLONED; kind <= MANY_SELECT; kind++)
         for (size_t i = 0; i < sizeof many_n / sizeof many_n[0]; i++)
             for (int mt = 1; mt >= 0; mt--) {
                 row r = {.kind = TASK_MANY, .unit = "ns_per_msg", .senders = many_n[i],
-                         .receivers = 1, .workers = mt ? cores : 0, .merged = merged};
-                snprintf(r.id, sizeof r.id, "13%c-N%d-%s", merged ? 'b' : 'a', many_n[i],
+                         .receivers = 1, .workers = mt ? cores : 0, .many = kind};
+                snprintf(r.id, sizeof r.id, "13%c-N%d-%s", "abc"[kind], many_n[i],
                          mt ? "mt" : "st");
                 rows[k++] = r;
             }
-    rows[k++] = (row){"15-threads", THREAD_PINGPONG, "ns_per_rtt", 1, 1, 1, 0, false};
-    rows[k++] = (row){"15-tasks", TASK_PINGPONG, "ns_per_rtt", 1, 1, 1, 2, false};
+    rows[k++] = (row){"15-threads", THREAD_PINGPONG, "ns_per_rtt", 1, 1, 1, 0, MANY_CLONED};
+    rows[k++] = (row){"15-tasks", TASK_PINGPONG, "ns_per_rtt", 1, 1, 1, 2, MANY_CLONED};
     return k;
 }
 
@@ -158,7 +158,7 @@ static double measure(const row *r, const bench_impl *impl, long div)
         return (double)ns / 1e6;
     case TASK_MANY: {
         long per_task = MANY_TOTAL / r->senders / div;
-        ns = bench_task_many(r->workers, r->senders, r->merged, per_task);
+        ns = bench_task_many(r->workers, r->senders, r->many, per_task);
         return (double)ns / (double)(per_task * r->senders);
     }
     case TASK_PINGPONG:
@@ -275,8 +275,8 @@ int main(int argc, char **argv)
         if (bench_selected(o.impls, impls[j]->name))
             fprintf(stderr, "note: %s\n", impls[j]->note);
     fprintf(stderr, "note: floor: two seq_cst fetch_adds on one thread per pair (rows 1-2)\n"
-                    "note: row 13b merges N channels by hand (no select yet): one waker per "
-                    "receive future, the task polls those woken, as select_all does\n");
+                    "note: row 13b merges N channels by hand: one waker per receive future, "
+                    "the task polls those woken, as select_all does; 13c uses zc_select\n");
 
     long div = o.quick ? 10 : 1;
     int limit_ms = o.quick ? 5000 : 15000; /* ~100x a normal measurement */

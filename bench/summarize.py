@@ -52,9 +52,10 @@ MAIN_ROWS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
 def describe(row):
     if row in ROWS:
         return ROWS[row]
-    m = re.fullmatch(r"13([ab])-N(\d+)-(mt|st)", row)
+    m = re.fullmatch(r"13([abc])-N(\d+)-(mt|st)", row)
     if m:
-        how = "1 channel, cloned sender" if m[1] == "a" else "N channels merged"
+        how = {"a": "1 channel, cloned sender", "b": "N channels merged",
+               "c": "N channels, zc_select"}[m[1]]
         where = "pool" if m[3] == "mt" else "1 thread"
         return f"{m[2]} sender tasks, {how}, {where}"
     return ""

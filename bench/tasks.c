@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <zchan/mpmc.h>
+#include <zchan/select.h>
 
 #include "executor.h"
 
@@ -138,7 +139,7 @@ struct merge_task {
     ex_task base;
     int n, open;
     zc_receiver **rx; /* NULL once that channel is closed and drained */
-    zc_recv *futs;
+    zc_recv *futs; /* one receive future per channel */
     merge_slot *slots;
     pthread_mutex_t mu; /* guards woken and nwoken */
     int *woken, nwoken;
@@ -196,60 +197,132 @@ static ex_result merge_poll(ex_task *t, const zc_waker *w)
     return m->open == 0 ? EX_DONE : EX_PENDING;
 }
 
-uint64_t bench_task_many(unsigned workers, int n, bool merged, long per_task)
+/* Row 13c's receiver: one zc_select over the n receive cases (all writing to v), polled
+ * in a loop; a case whose channel is closed and drained is disabled. */
+typedef struct select_task {
+    ex_task base;
+    size_t n;
+    zc_receiver **rx;
+    zc_select sel;
+    uint64_t v, sum;
+} select_task;
+
+static ex_result select_poll(ex_task *t, const zc_waker *w)
+{
+    select_task *s = (select_task *)t;
+    size_t i;
+    for (;;) {
+        zc_status st = zc_select_poll(&s->sel, w, &i);
+        if (st == ZC_OK) {
+            s->sum += s->v;
+        } else if (st == ZC_PENDING) {
+            return EX_PENDING;
+        } else if (st == ZC_CLOSED && i == s->n) {
+            return EX_DONE; /* every case disabled */
+        } else if (st == ZC_CLOSED) {
+            zc_select_disable(&s->sel, i);
+            zc_receiver_drop(s->rx[i]);
+        } else {
+            bench_fail("zchan", "select");
+        }
+    }
+}
+
+/* The receiving side of row 13, one of three kinds, with what it needs. */
+typedef struct many_rx {
+    recv_task one;     /* MANY_CLONED */
+    merge_task merge;  /* MANY_MERGED */
+    select_task sel;   /* MANY_SELECT */
+    zc_recv *futs;     /* merge: one receive future per channel */
+    zc_select_case *cases;
+} many_rx;
+
+/* Set up and spawn the receiver task of kind over rxs[0..n-1] (rxs[0] only for
+ * MANY_CLONED); returns where its checksum will be. */
+static uint64_t *spawn_many_rx(ex_executor *ex, many_rx *r, many_kind kind, int n,
+                               zc_receiver **rxs)
+{
+    switch (kind) {
+    case MANY_CLONED:
+        r->one = (recv_task){.rx = rxs[0]};
+        zc_recv_init(&r->one.fut, rxs[0]);
+        ex_spawn(ex, &r->one.base, recv_poll);
+        return &r->one.sum;
+    case MANY_MERGED: {
+        merge_task *m = &r->merge;
+        *m = (merge_task){.n = n, .open = n, .rx = rxs, .nwoken = n};
+        m->futs = r->futs = calloc((size_t)n, sizeof *r->futs);
+        m->slots = calloc((size_t)n, sizeof *m->slots);
+        m->woken = calloc((size_t)n, sizeof *m->woken);
+        m->turn = calloc((size_t)n, sizeof *m->turn);
+        if (!m->futs || !m->slots || !m->woken || !m->turn)
+            bench_fail("zchan", "merge setup");
+        pthread_mutex_init(&m->mu, NULL);
+        m->task_waker = (zc_waker){ex_wake, &m->base};
+        for (int i = 0; i < n; i++) {
+            m->slots[i] = (merge_slot){.m = m, .index = i, .queued = true};
+            m->woken[i] = i;
+            zc_recv_init(&m->futs[i], rxs[i]);
+        }
+        ex_spawn(ex, &m->base, merge_poll);
+        return &m->sum;
+    }
+    case MANY_SELECT:
+        r->sel = (select_task){.n = (size_t)n, .rx = rxs};
+        r->cases = calloc((size_t)n, sizeof *r->cases);
+        if (!r->cases)
+            bench_fail("zchan", "select setup");
+        for (int i = 0; i < n; i++)
+            zc_select_recv_case(&r->cases[i], rxs[i], &r->sel.v);
+        zc_select_init(&r->sel.sel, r->cases, (size_t)n, 0);
+        ex_spawn(ex, &r->sel.base, select_poll);
+        return &r->sel.sum;
+    }
+    return NULL;
+}
+
+static void free_many_rx(many_rx *r, many_kind kind)
+{
+    if (kind == MANY_MERGED) {
+        pthread_mutex_destroy(&r->merge.mu);
+        free(r->merge.turn);
+        free(r->merge.woken);
+        free(r->merge.slots);
+    }
+    free(r->futs);
+    free(r->cases);
+}
+
+uint64_t bench_task_many(unsigned workers, int n, many_kind kind, long per_task)
 {
     ex_executor *ex = executor(workers);
     send_task *ss = calloc((size_t)n, sizeof *ss);
     zc_sender **txs = calloc((size_t)n, sizeof *txs);
     zc_receiver **rxs = calloc((size_t)n, sizeof *rxs);
-    zc_recv *futs = calloc((size_t)n, sizeof *futs);
-    int chans = merged ? n : 1;
-    size_t cap = merged ? (size_t)(1024 / n) : 1024;
+    int chans = kind == MANY_CLONED ? 1 : n;
+    size_t cap = 1024 / (size_t)chans;
     zc_config cfg = {.elem_size = sizeof(uint64_t)};
-    if (!ss || !txs || !rxs || !futs)
+    if (!ss || !txs || !rxs)
         bench_fail("zchan", "many setup");
     for (int i = 0; i < chans; i++)
         if (zc_bounded(cap, &cfg, &txs[i], &rxs[i]) != ZC_OK)
             bench_fail("zchan", "many zc_bounded");
 
-    recv_task r = {.rx = rxs[0]};
-    merge_task m = {.n = n, .open = n, .rx = rxs, .futs = futs, .nwoken = n};
-    m.slots = calloc((size_t)n, sizeof *m.slots);
-    m.woken = calloc((size_t)n, sizeof *m.woken);
-    m.turn = calloc((size_t)n, sizeof *m.turn);
-    if (!m.slots || !m.woken || !m.turn)
-        bench_fail("zchan", "merge setup");
-    pthread_mutex_init(&m.mu, NULL);
-    m.task_waker = (zc_waker){ex_wake, &m.base};
-    for (int i = 0; i < n; i++) {
-        m.slots[i] = (merge_slot){.m = &m, .index = i, .queued = true};
-        m.woken[i] = i;
-    }
+    many_rx r = {0};
     uint64_t t0 = bench_now_ns();
-    if (merged) {
-        for (int i = 0; i < n; i++)
-            zc_recv_init(&futs[i], rxs[i]);
-        ex_spawn(ex, &m.base, merge_poll);
-    } else {
-        zc_recv_init(&r.fut, r.rx);
-        ex_spawn(ex, &r.base, recv_poll);
-    }
+    uint64_t *sum = spawn_many_rx(ex, &r, kind, n, rxs);
     for (int i = 0; i < n; i++)
-        spawn_senders(ex, &ss[i], 1, txs[merged ? i : 0], per_task);
+        spawn_senders(ex, &ss[i], 1, txs[kind == MANY_CLONED ? 0 : i], per_task);
     for (int i = 0; i < chans; i++)
         zc_sender_drop(txs[i]);
     ex_run(ex);
     uint64_t ns = bench_now_ns() - t0;
 
     /* spawn_senders numbered each task's messages from 1: n copies of 1..per_task. */
-    if ((merged ? m.sum : r.sum) != (uint64_t)n * bench_sum_to((uint64_t)per_task))
+    if (*sum != (uint64_t)n * bench_sum_to((uint64_t)per_task))
         bench_fail("zchan", "many checksum");
     ex_free(ex);
-    pthread_mutex_destroy(&m.mu);
-    free(m.turn);
-    free(m.woken);
-    free(m.slots);
-    free(futs);
+    free_many_rx(&r, kind);
     free(rxs);
     free(txs);
     free(ss);
