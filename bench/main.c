@@ -37,13 +37,14 @@ typedef struct row {
     many_kind many;   /* row 13 only: a, b or c */
 } row;
 
+/* Counts of a full run; --quick divides them by 10. */
 enum {
-    PAIRS = 1000000,   /* rows 1-2: send+recv pairs per run */
-    BATCHES = 1000,    /* rows 3-4: batches of 1024 per run */
-    BATCH = 1024,      /* messages per batch */
-    PER_SENDER = 10000, /* thread and task rows: messages per sender */
+    PAIRS = 1000000,      /* rows 1-2: send+recv pairs per run */
+    BATCHES = 1000,       /* rows 3-4: batches per run */
+    BATCH = 1024,         /* rows 3-4: messages per batch */
+    PER_SENDER = 10000,   /* thread and task rows: messages per sender */
     MANY_TOTAL = 1 << 20, /* row 13: messages per run, over all tasks */
-    RTTS = 20000,      /* row 15: round trips per run */
+    RTTS = 20000,         /* row 15: round trips per run */
 };
 
 static size_t make_rows(row *rows, unsigned cores)
@@ -80,7 +81,7 @@ static size_t make_rows(row *rows, unsigned cores)
     return k;
 }
 
-/* The floor of a send+recv pair on one thread (design.md 7.6): the two locked RMWs that
+/* The floor of a send+recv pair on one thread (../shared/design.md 7.6): the two locked RMWs that
  * claim a position on each side, and nothing else. */
 static struct {
     _Alignas(64) atomic_ulong tail;
