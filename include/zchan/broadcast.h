@@ -160,7 +160,13 @@ ZC_EXPORT zc_bcast_receiver *zc_bcast_receiver_clone(zc_bcast_receiver *rx);
  */
 ZC_EXPORT void zc_bcast_receiver_drop(zc_bcast_receiver *rx);
 
-/** As zc_bcast_sender_close, through a receiver (what is held stays receivable). */
+/**
+ * As zc_bcast_sender_close, through a receiver (what is held stays receivable).
+ *
+ * @param rx  A live receiver handle, or NULL.
+ * @return true if this call closed the channel; false if it was closed already or rx is
+ *         NULL.
+ */
 ZC_EXPORT bool zc_bcast_receiver_close(zc_bcast_receiver *rx);
 
 /**
@@ -201,11 +207,22 @@ ZC_EXPORT zc_status zc_bcast_try_recv(zc_bcast_receiver *rx, void *out, uint64_t
  * yet read by every receiver that will read them); through a receiver, the number of
  * messages held that this receiver has still to read.
  *
+ * @param tx   Sender handle.
+ * @param out  Filled on ZC_OK (len, capacity, senders, receivers, closed).
  * @return ZC_OK; ZC_EINVAL (a NULL argument).
+ *
+ * Thread safety: any thread; the snapshot is taken under the channel's mutex.
  */
 ZC_EXPORT zc_status zc_bcast_sender_info(const zc_bcast_sender *tx, zc_info *out);
 
-/** As zc_bcast_sender_info, through a receiver (len: what this receiver has to read). */
+/**
+ * As zc_bcast_sender_info, through a receiver: len is what this receiver has still to
+ * read.
+ *
+ * @param rx   Receiver handle.
+ * @param out  Filled on ZC_OK.
+ * @return ZC_OK; ZC_EINVAL (a NULL argument).
+ */
 ZC_EXPORT zc_status zc_bcast_receiver_info(const zc_bcast_receiver *rx, zc_info *out);
 
 /* ---- Futures (caller-allocated; fields private; must not move while pending) ------- */
@@ -294,14 +311,23 @@ ZC_EXPORT void zc_bcast_recv_cancel(zc_bcast_recv *f);
 /**
  * Send, parking the calling thread while the ring is full (back-pressure mode).
  *
- * @return ZC_OK; ZC_CLOSED; ZC_EINVAL (tx or msg NULL).
+ * @param tx   Sender handle.
+ * @param msg  elem_size bytes, read until the call returns.
+ * @return ZC_OK; ZC_CLOSED (nothing sent); ZC_EINVAL (tx or msg NULL).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_bcast_send future driven by a zc_parker waker (block_on).
  */
 ZC_EXPORT zc_status zc_bcast_send_blocking(zc_bcast_sender *tx, const void *msg);
 
 /**
  * Receive, parking the calling thread while this receiver has nothing new.
  *
- * @return ZC_OK; ZC_LAGGED (with *missed if missed is not NULL); ZC_CLOSED; ZC_EINVAL.
+ * @param rx      Receiver handle.
+ * @param out     elem_size writable bytes; written only on ZC_OK.
+ * @param missed  Optional: on ZC_LAGGED, the number of messages missed.
+ * @return ZC_OK; ZC_LAGGED; ZC_CLOSED (closed, and everything read); ZC_EINVAL (rx or
+ *         out NULL).
  */
 ZC_EXPORT zc_status zc_bcast_recv_blocking(zc_bcast_receiver *rx, void *out,
                                            uint64_t *missed);
@@ -309,6 +335,8 @@ ZC_EXPORT zc_status zc_bcast_recv_blocking(zc_bcast_receiver *rx, void *out,
 /**
  * As zc_bcast_send_blocking, giving up after timeout_ns nanoseconds.
  *
+ * @param tx          Sender handle.
+ * @param msg         elem_size bytes, read until the call returns.
  * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
  * @return As zc_bcast_send_blocking, plus ZC_TIMEDOUT (nothing was sent).
  */
@@ -318,6 +346,10 @@ ZC_EXPORT zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg,
 /**
  * As zc_bcast_recv_blocking, giving up after timeout_ns nanoseconds.
  *
+ * @param rx          Receiver handle.
+ * @param out         elem_size writable bytes; written only on ZC_OK.
+ * @param missed      Optional: on ZC_LAGGED, the number of messages missed.
+ * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
  * @return As zc_bcast_recv_blocking, plus ZC_TIMEDOUT (nothing was taken).
  */
 ZC_EXPORT zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint64_t *missed,

@@ -196,7 +196,11 @@ ZC_EXPORT zc_status zc_select_blocking(zc_select_case *cases, size_t n, unsigned
 /**
  * As zc_select_blocking, giving up after timeout_ns nanoseconds.
  *
+ * @param cases       As for zc_select_init; used for the duration of the call.
+ * @param n           Number of cases.
+ * @param flags       0 or ZC_SELECT_ORDERED.
  * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
+ * @param index       Receives the case the status belongs to, or n.
  * @return As zc_select_blocking, plus ZC_TIMEDOUT with *index == n (every case was
  *         cancelled: nothing was taken, nothing was sent).
  */
