@@ -15,12 +15,10 @@
  */
 #include <zchan/block.h>
 
-#include "park.h"
+#include "block_on.h"
 
-/* One future of either kind, behind the two calls block_on needs. */
+/* One future of either kind, with what its poll needs. */
 typedef struct op {
-    zc_status (*poll)(struct op *op, const zc_waker *w);
-    void (*cancel)(struct op *op);
     union {
         zc_send send;
         zc_recv recv;
@@ -28,55 +26,32 @@ typedef struct op {
     void *out; /* recv only */
 } op;
 
-static zc_status send_poll(op *o, const zc_waker *w) {
-    return zc_send_poll(&o->f.send, w);
+static zc_status send_poll(void *o, const zc_waker *w) {
+    return zc_send_poll(&((op *)o)->f.send, w);
 }
 
-static void send_cancel(op *o) {
-    zc_send_cancel(&o->f.send);
+static void send_cancel(void *o) {
+    zc_send_cancel(&((op *)o)->f.send);
 }
 
-static zc_status recv_poll(op *o, const zc_waker *w) {
-    return zc_recv_poll(&o->f.recv, w, o->out);
+static zc_status recv_poll(void *o, const zc_waker *w) {
+    return zc_recv_poll(&((op *)o)->f.recv, w, ((op *)o)->out);
 }
 
-static void recv_cancel(op *o) {
-    zc_recv_cancel(&o->f.recv);
-}
-
-/* Drive o to a final status, or for at most timeout_ns once it has to wait. */
-static zc_status block_on(op *o, uint64_t timeout_ns) {
-    zc_parker parker;
-    zc_parker_init(&parker);
-    zc_waker waker = zc_parker_waker(&parker);
-    zc_status s = o->poll(o, &waker);
-    if (s == ZC_PENDING) {
-        /* The clock is read only by a call that has to wait. */
-        uint64_t deadline_ns = zc__deadline_ns(timeout_ns);
-        do {
-            /* A deadline already past (timeout 0) still takes a permit that is there, so
-             * a future that asked to be polled again soon gets its next attempt. */
-            if (zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT) {
-                o->cancel(o);
-                s = ZC_TIMEDOUT;
-                break;
-            }
-        } while ((s = o->poll(o, &waker)) == ZC_PENDING);
-    }
-    zc_parker_destroy(&parker);
-    return s;
+static void recv_cancel(void *o) {
+    zc_recv_cancel(&((op *)o)->f.recv);
 }
 
 zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    op o = {.poll = send_poll, .cancel = send_cancel};
+    op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return block_on(&o, timeout_ns);
+    return zc__block_on(&o, send_poll, send_cancel, timeout_ns);
 }
 
 zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    op o = {.poll = recv_poll, .cancel = recv_cancel, .out = out};
+    op o = {.out = out};
     zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return block_on(&o, timeout_ns);
+    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns);
 }
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {

@@ -1,9 +1,9 @@
 /*
  * block_on.h: drive one poll-style future to a final status on the calling thread,
- * parking it (zc_parker) while the future is pending. Shared by the blocking forms of
- * select (select.c) and broadcast (broadcast.c).
+ * parking it (zc_parker) while the future is pending. Shared by every blocking form:
+ * the channel's (block.c), select's (select.c) and broadcast's (broadcast.c).
  *
- * The loop is block.c's: poll; on ZC_PENDING park until the waker fires (or the deadline
+ * The loop: poll; on ZC_PENDING park until the waker fires (or the deadline
  * passes: then cancel, which deregisters the future and passes on any wake-up it
  * absorbed, and report ZC_TIMEDOUT); poll again. The parker lives on this call's stack,
  * which is safe by rule 3 of the waker contract: once a poll has returned a final status
@@ -34,6 +34,8 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
     if (s == ZC_PENDING) {
         uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only when waiting */
         do {
+            /* A deadline already past (timeout 0) still takes a permit that is there, so
+             * a future that asked to be polled again soon gets its next attempt. */
             if (zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT) {
                 cancel(op);
                 s = ZC_TIMEDOUT;

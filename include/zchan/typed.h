@@ -10,7 +10,7 @@
  * right below, and the typed handles are the byte handles under another name.
  *
  * ZC_DEFINE_CHANNEL(name, T) declares, at file scope and with no trailing semicolon
- * (name_x below stands for the pasted token name##_x), each wrapping the zc_ call named
+ * (name_x below stands for the pasted token name \#\# _x), each wrapping the zc_ call named
  * after it:
  *
  *   name_sender, name_receiver           incomplete handle types (zc_sender, zc_receiver)
