@@ -12,6 +12,7 @@
 #include <zchan/block.h>
 #include <zchan/fd.h>
 #include <zchan/select.h>
+#include <zchan/batch.h>
 #if defined(ZCHAN_HAS_BROADCAST)
 #include <zchan/broadcast.h>
 #endif

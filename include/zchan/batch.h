@@ -1,0 +1,385 @@
+/**
+ * @file zchan/batch.h
+ * Batches on the MPMC channel: send or receive many messages in one call, as try
+ * operations, poll-style futures and blocking calls; and the two-phase send
+ * (reserve, then commit), which is not supported yet (see zc_try_reserve).
+ *
+ * Messages of a batch are elem_size bytes each, laid out one after the other (an array).
+ *
+ * Algorithm. On a bounded channel a batch claims k consecutive slots of the ring with
+ * one CAS on its tail (a receive: on its head), after checking that all k slots are
+ * free (published); then it copies and publishes each slot, as k single operations
+ * would, so single and batch operations mix freely on one channel. A batch never claims
+ * a slot it has not seen ready, so one that finds too little room has committed nothing.
+ * Source: D. Vyukov's bounded MPMC queue with crossbeam-channel's {lap | index} stamps;
+ * the multi-slot claim is that of DPDK's rte_ring bulk/burst operations, here over
+ * per-slot stamps (src/ring_batch.c). On an unbounded channel a batch is a loop of
+ * single operations (its segmented queue has no multi-slot claim); the differences are
+ * noted at each call.
+ *
+ * Waking: a batch that sent k messages wakes up to k waiting receivers; a batch that
+ * received k messages from a bounded channel wakes up to k waiting senders (one per
+ * message or slot, as k single operations would).
+ *
+ * | call                                       | concurrent with                         |
+ * |--------------------------------------------|-----------------------------------------|
+ * | try_send_many, send_many futures, blocking | everything, from any number of threads  |
+ * | try_recv_many, recv_many futures, blocking | everything, from any number of threads  |
+ * | poll/cancel of one future                  | not with each other (one owner)         |
+ */
+#ifndef ZCHAN_BATCH_H
+#define ZCHAN_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zchan/mpmc.h>
+#include <zchan/status.h>
+#include <zchan/waker.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Flag for the send_many calls: send all n messages as one claim, or none of them.
+ *  On a bounded channel n must not exceed the capacity (ZC_EINVAL otherwise: it could
+ *  never fit). Without it a batch sends as many as fit. */
+#define ZC_ALL_OR_NOTHING 1u
+
+/**
+ * Try to send n messages without waiting or registering a waker.
+ *
+ * Without ZC_ALL_OR_NOTHING: sends as many as fit, in order, from the first on. They are
+ * usually one consecutive run of the channel's order; when a receiver is still releasing
+ * a slot (or on an unbounded channel) the batch is split into several claims, and sends
+ * of other threads may land between them. With ZC_ALL_OR_NOTHING on a bounded channel:
+ * all n in one claim (consecutive in the channel's order), or none and ZC_FULL. On an
+ * unbounded channel nothing is ever full, but the messages go in one by one, so a close
+ * or an allocation failure in the middle leaves the first *sent sent even with the flag.
+ *
+ * @param tx     Sender handle.
+ * @param msgs   n * elem_size bytes; read during the call only.
+ * @param n      Messages to send, >= 1.
+ * @param sent   Where the count of messages sent goes (the first *sent of msgs), written
+ *               on every status (0 on ZC_EINVAL); may be NULL.
+ * @param flags  0 or ZC_ALL_OR_NOTHING.
+ * @return ZC_OK (all n sent); ZC_FULL (bounded: the channel filled up, at some moment of
+ *         the call, before all were sent: *sent were sent, the rest are the caller's);
+ *         ZC_CLOSED (closed; the *sent sent before it stay in the channel); ZC_ENOMEM
+ *         (unbounded, could not grow; *sent were sent); ZC_EINVAL (tx or msgs NULL, n 0,
+ *         an unknown flag, or ZC_ALL_OR_NOTHING with n above a bounded capacity).
+ *
+ * Thread safety: any number of concurrent senders and receivers.
+ * Progress: as zc_try_send: waits out a receiver stalled mid-release on a slot it needs.
+ * Ordering: each send happens-before the receive that returns its message.
+ * Wakes: up to *sent waiting receivers.
+ */
+ZC_EXPORT zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                                     unsigned flags);
+
+/**
+ * Try to receive up to max messages without waiting or registering a waker.
+ *
+ * Takes the oldest messages, in order, into out[0 .. *got). On a bounded channel this is
+ * one claim of the messages published from the oldest on (it stops early at a message
+ * whose sender is still writing it, rather than wait).
+ *
+ * @param rx   Receiver handle.
+ * @param out  max * elem_size writable bytes; only the first *got messages are written.
+ * @param max  Most messages to take, >= 1.
+ * @param got  Where the count of messages taken goes (0 unless ZC_OK); not NULL.
+ * @return ZC_OK (*got >= 1); ZC_EMPTY (open, and no message from a completed send was
+ *         waiting at some moment of the call); ZC_CLOSED (closed and drained);
+ *         ZC_EINVAL (rx, out or got NULL, or max 0).
+ *
+ * Thread safety: any number of concurrent senders and receivers.
+ * Progress: as zc_try_recv when nothing is ready yet.
+ * Wakes: up to *got waiting senders (bounded channels).
+ */
+ZC_EXPORT zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got);
+
+/** A batch send as a poll-style future. Caller-allocated; fields are private. It must
+ *  not move while it is pending. */
+typedef struct zc_send_many {
+    zc__waiter zc__node;
+    zc_sender *zc__tx;
+    const void *zc__msgs;
+    size_t zc__n;
+    size_t zc__sent;        /* messages sent so far */
+    size_t zc__passed_head; /* all-or-nothing: the ring's head when it last passed a wake-up on */
+    unsigned zc__flags;     /* as given to init */
+    bool zc__passed;        /* zc__passed_head holds a value */
+    bool zc__held;          /* a wake-up absorbed before stepping off the list to re-poll */
+    int zc__done;           /* 0 while not complete, else the final zc_status + 1 */
+} zc_send_many;
+
+/**
+ * Prepare a batch send future. Does nothing else: the first poll starts sending.
+ *
+ * @param f      The future; NULL does nothing.
+ * @param tx     Sender handle; must stay alive until the future completes or is
+ *               cancelled. NULL makes every poll return ZC_EINVAL.
+ * @param msgs   n * elem_size bytes, borrowed until the future completes or is
+ *               cancelled. NULL makes every poll return ZC_EINVAL.
+ * @param n      Messages to send, >= 1 (0 makes every poll return ZC_EINVAL).
+ * @param flags  0 or ZC_ALL_OR_NOTHING (anything else: every poll returns ZC_EINVAL).
+ */
+ZC_EXPORT void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t n,
+                                 unsigned flags);
+
+/**
+ * Drive a batch send: send what fits, and wait for room for the rest.
+ *
+ * Without ZC_ALL_OR_NOTHING each poll sends as many of the remaining messages as fit,
+ * in order, and the future completes once all n are sent. With it (bounded channel) a
+ * poll sends all n at once or nothing, and the future waits until n slots are free at
+ * once. Such a waiter never holds back the senders behind it: woken while fewer than n
+ * slots are free, it passes the wake-up on to the next waiting sender and waits again
+ * at the back (at most once per slot freed, so two such waiters cannot wake each other
+ * forever). The price is that smaller sends may overtake it; under a steady stream of
+ * them it can wait long.
+ *
+ * @param f  An initialised future.
+ * @param w  Waker to call once the send may progress; copied.
+ * @return ZC_OK (all n sent); ZC_CLOSED (closed: zc_send_many_sent tells how many were
+ *         sent before it, the rest are the caller's); ZC_PENDING (registered with w);
+ *         ZC_ENOMEM (unbounded, could not grow; may be polled again); ZC_EINVAL (f, w,
+ *         w->wake, the handle or msgs NULL, n 0, an unknown flag, or ZC_ALL_OR_NOTHING
+ *         with n above the capacity). A future that returned ZC_OK or ZC_CLOSED returns
+ *         the same again and sends nothing more.
+ *
+ * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
+ * Wakes: up to as many waiting receivers as it sent messages; an unused wake-up is
+ *        passed on to the next waiting sender.
+ */
+ZC_EXPORT zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w);
+
+/**
+ * How many of the future's messages have been sent (the first that many of msgs).
+ *
+ * @param f  An initialised future; NULL gives 0.
+ * @return 0 .. n; n once it completed with ZC_OK.
+ *
+ * Thread safety: the future's owner, between polls.
+ */
+ZC_EXPORT size_t zc_send_many_sent(const zc_send_many *f);
+
+/**
+ * Cancel a batch send: deregister it, passing on any wake-up it absorbed. Messages
+ * already sent stay sent (zc_send_many_sent counts them); the others are the caller's.
+ * A later poll continues with the messages not yet sent. When cancel returns the waker
+ * is not running and will not be called (unless cancel is called from inside it).
+ *
+ * @param f  The future; NULL, never polled or completed: nothing happens.
+ *
+ * Thread safety: the future's owner; may be called from inside the future's own wake.
+ */
+ZC_EXPORT void zc_send_many_cancel(zc_send_many *f);
+
+/** A batch receive (and a stream of them) as a poll-style future. Caller-allocated. */
+typedef struct zc_recv_many {
+    zc__waiter zc__node;
+    zc_receiver *zc__rx;
+} zc_recv_many;
+
+/**
+ * Prepare a batch receive future (also a stream: after ZC_OK it may be polled again).
+ *
+ * @param f   The future; NULL does nothing.
+ * @param rx  Receiver handle; must stay alive while the future is pending. NULL makes
+ *            every poll return ZC_EINVAL.
+ */
+ZC_EXPORT void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx);
+
+/**
+ * Drive a batch receive: wait for at least one message, then take up to max.
+ *
+ * @param f    An initialised future.
+ * @param w    Waker to call once a message (or close) may be available.
+ * @param out  max * elem_size writable bytes; the first *got messages are written on ZC_OK.
+ * @param max  Most messages to take, >= 1.
+ * @param got  Where the count taken goes (0 unless ZC_OK); not NULL.
+ * @return ZC_OK (*got >= 1, the oldest messages in order); ZC_CLOSED (closed and
+ *         drained); ZC_PENDING; ZC_EINVAL (f, w, w->wake, the handle, out or got NULL,
+ *         or max 0).
+ *
+ * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
+ * Wakes: up to *got waiting senders (bounded); an unused wake-up is passed on.
+ */
+ZC_EXPORT zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out,
+                                      size_t max, size_t *got);
+
+/**
+ * Cancel a batch receive: deregister it, passing on any wake-up it absorbed. A cancelled
+ * receive took nothing.
+ *
+ * @param f  The future; NULL does nothing.
+ */
+ZC_EXPORT void zc_recv_many_cancel(zc_recv_many *f);
+
+/**
+ * Send n messages, parking the calling thread while there is no room (a zc_send_many
+ * future driven by a parker).
+ *
+ * @param tx     Sender handle.
+ * @param msgs   n * elem_size bytes, read until the call returns.
+ * @param n      Messages to send, >= 1.
+ * @param sent   Where the count sent goes (n on ZC_OK); may be NULL.
+ * @param flags  0 or ZC_ALL_OR_NOTHING (waits until n slots are free at once).
+ * @return ZC_OK; ZC_CLOSED (the first *sent were sent); ZC_ENOMEM; ZC_EINVAL (as
+ *         zc_try_send_many).
+ *
+ * Thread safety: any number of threads at once.
+ */
+ZC_EXPORT zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n,
+                                          size_t *sent, unsigned flags);
+
+/**
+ * As zc_send_many_blocking, giving up after timeout_ns nanoseconds.
+ *
+ * @param tx          Sender handle.
+ * @param msgs        n * elem_size bytes, read until the call returns.
+ * @param n           Messages to send, >= 1.
+ * @param sent        Where the count sent goes; may be NULL.
+ * @param flags       0 or ZC_ALL_OR_NOTHING.
+ * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
+ *                    waits forever.
+ * @return as zc_send_many_blocking, plus ZC_TIMEDOUT (the first *sent were sent, the
+ *         rest are the caller's; 0 with ZC_ALL_OR_NOTHING).
+ */
+ZC_EXPORT zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n,
+                                         size_t *sent, unsigned flags, uint64_t timeout_ns);
+
+/**
+ * Receive up to max messages, parking the calling thread until there is at least one.
+ *
+ * @param rx   Receiver handle.
+ * @param out  max * elem_size writable bytes.
+ * @param max  Most messages to take, >= 1.
+ * @param got  Where the count taken goes; not NULL.
+ * @return ZC_OK (*got >= 1); ZC_CLOSED (closed and drained); ZC_EINVAL.
+ */
+ZC_EXPORT zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got);
+
+/**
+ * As zc_recv_many_blocking, giving up after timeout_ns nanoseconds.
+ *
+ * @param rx          Receiver handle.
+ * @param out         max * elem_size writable bytes.
+ * @param max         Most messages to take, >= 1.
+ * @param got         Where the count taken goes; not NULL.
+ * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
+ *                    waits forever.
+ * @return as zc_recv_many_blocking, plus ZC_TIMEDOUT (nothing was taken).
+ */
+ZC_EXPORT zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
+                                         uint64_t timeout_ns);
+
+/* ---- Two-phase send (not supported yet) --------------------------------------------- */
+
+/** A reserved slot of a bounded channel (caller-allocated; fields private). */
+typedef struct zc_permit {
+    zc_sender *zc__tx;
+    size_t zc__pos;
+} zc_permit;
+
+/**
+ * Reserve one slot of a bounded channel, to fill it later with zc_permit_commit or
+ * give it back with zc_permit_release. NOT SUPPORTED YET: every reservation call
+ * returns ZC_EINVAL and changes nothing.
+ *
+ * Why. The design asked for claims the slot's position in the ring's order at reserve
+ * time (a CAS on tail, as a send) and marks the slot "reserved" until commit. That
+ * makes every message sent after the reservation wait behind it: while a permit is
+ * held, no receiver can take any later message, however long the permit is held
+ * (typically across an await). A receiver would also report ZC_EMPTY with completed
+ * sends waiting behind the permit, which breaks zc_try_recv's promise. And it needs
+ * the core to learn the marker in five places, not one: the receive slow path (wait,
+ * and skip a released "hole"), the send slow path (which would spin forever on a
+ * marked stamp when it laps round to it), zc__ring_discard (which would wait forever
+ * for a held permit when the last receiver drops), the sender wake-up after a receive
+ * that only skipped a hole, and a seq_cst publish for the commit's Dekker pairing.
+ * The better design reserves capacity, not a position (tokio's mpsc Permit: the
+ * message takes its place in the order at commit), which needs a capacity count that
+ * every send goes through; that is a change to the ring's hot path, for the lead.
+ *
+ * @param tx  Sender handle.
+ * @param p   The permit to fill.
+ * @return ZC_EINVAL (not supported yet).
+ */
+ZC_EXPORT zc_status zc_try_reserve(zc_sender *tx, zc_permit *p);
+
+/** A reservation as a poll-style future (not supported yet). Caller-allocated. */
+typedef struct zc_reserve {
+    zc__waiter zc__node;
+    zc_sender *zc__tx;
+    zc_permit *zc__permit;
+} zc_reserve;
+
+/**
+ * Prepare a reservation future (not supported yet: see zc_try_reserve).
+ *
+ * @param f   The future; NULL does nothing.
+ * @param tx  Sender handle.
+ * @param p   The permit the reservation fills.
+ */
+ZC_EXPORT void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p);
+
+/**
+ * Drive a reservation (not supported yet: see zc_try_reserve).
+ *
+ * @param f  An initialised future.
+ * @param w  Waker; never called.
+ * @return ZC_EINVAL.
+ */
+ZC_EXPORT zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w);
+
+/**
+ * Cancel a reservation (not supported yet; nothing to cancel).
+ *
+ * @param f  The future; NULL does nothing.
+ */
+ZC_EXPORT void zc_reserve_cancel(zc_reserve *f);
+
+/**
+ * Reserve, parking the calling thread while the channel is full (not supported yet).
+ *
+ * @param tx  Sender handle.
+ * @param p   The permit to fill.
+ * @return ZC_EINVAL.
+ */
+ZC_EXPORT zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p);
+
+/**
+ * As zc_reserve_blocking with a timeout (not supported yet).
+ *
+ * @param tx          Sender handle.
+ * @param p           The permit to fill.
+ * @param timeout_ns  Nanoseconds.
+ * @return ZC_EINVAL.
+ */
+ZC_EXPORT zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns);
+
+/**
+ * Write msg into the permit's slot and publish it (not supported yet).
+ *
+ * @param p    A permit from a successful reservation.
+ * @param msg  elem_size bytes.
+ * @return ZC_EINVAL.
+ */
+ZC_EXPORT zc_status zc_permit_commit(zc_permit *p, const void *msg);
+
+/**
+ * Give the permit's slot back unused (not supported yet).
+ *
+ * @param p  A permit from a successful reservation.
+ * @return ZC_EINVAL.
+ */
+ZC_EXPORT zc_status zc_permit_release(zc_permit *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZCHAN_BATCH_H */

@@ -1,0 +1,383 @@
+/*
+ * batch.c: batch send and receive on the MPMC channel (try, futures, blocking), and the
+ * two-phase send's API, not supported yet (zchan/batch.h says why).
+ *
+ * A batch attempt is one ring claim of k slots (ring_batch.c) or, unbounded, a loop of
+ * single segq operations; then it wakes up to k waiters of the other side, one
+ * zc__waitlist_notify_one each, while any is left: what k single operations would do.
+ * The futures follow future.c step for step (attempt; register; re-check; on ZC_PENDING
+ * from the queue wake ourselves; on completion finish, passing on an unused wake-up),
+ * reusing chan.h's readiness tests, so the no-lost-wake-up argument is the same: the
+ * claim is a seq_cst RMW before the seq_cst look at the other side's waiter count [F1],
+ * and registration [F2] comes before the re-check.
+ *
+ * All-or-nothing waiters (bounded). A single waiter can use any wake-up it gets; a send
+ * that needs n slots at once cannot use one that came with fewer. If it simply waited
+ * again (at the front, as future.c's waiters keep their turn), a smaller sender behind
+ * it could be stranded with a free slot in front of it (waker rule 4). So a woken
+ * all-or-nothing send that finds room, but too little, passes the wake-up on to the next
+ * waiting sender and registers again at the back. To keep two such senders from waking
+ * each other forever, each passes on at most once per value of the ring's head: room
+ * appears only when head moves, so if head has not moved since its last pass, the room
+ * it sees was already offered down the list by that pass (which reaches every waiter
+ * that was queued, in order, before it comes back to one that has passed). Each freed
+ * slot thus costs at most one wake per waiting all-or-nothing sender.
+ *
+ * A waiter that steps off the list to be polled again soon (the queue said ZC_PENDING)
+ * keeps any wake-up it held in zc__held, so that it can still pass it on.
+ *
+ * No atomics of its own besides two reads: the node's state (acquire, as
+ * zc__waitlist_is_idle; unregister examines it again under the lock) and the ring's
+ * head, relaxed: the receive that moved head (seq_cst CAS) then sent the wake-up that
+ * led to this poll, and an executor hands a wake to the polling thread with a
+ * synchronising operation, so the read sees at least that move; a later value only
+ * means more room, offered again. The orderings are those of ring_batch.c, segq.c,
+ * chan.h and waitlist.c.
+ */
+#include <zchan/batch.h>
+
+#include "block_on.h"
+#include "chan.h"
+#include "ring_batch.h"
+
+/* Wake up to k waiters of wl, one at a time, while any is waiting ([F1]: called after
+ * the seq_cst claim that made k messages or slots available). */
+static void notify_up_to(zc__waitlist *wl, size_t k) {
+    while (k-- > 0 && zc__waitlist_has_waiters(wl) && zc__waitlist_notify_one(wl)) {
+    }
+}
+
+/* One batch send attempt of n messages: ZC_OK with *count >= 1 sent (all n when all),
+ * ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or ZC_PENDING (a receiver is mid-release on a slot we
+ * need). Wakes up to *count receivers. */
+static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t n, bool all,
+                                size_t *count) {
+    size_t k = 0;
+    zc_status s;
+    if (ch->bounded) {
+        s = zc__ring_push_many(&ch->q.ring, msgs, n, all, &k);
+    } else {
+        /* No multi-slot claim in the segmented queue: one push at a time. The push that
+         * fails (closed, ENOMEM) is reported by the next attempt if some went in. */
+        while (k < n && (s = zc__segq_push(&ch->q.segq, msgs + k * ch->elem_size)) == ZC_OK) k++;
+        if (k > 0) s = ZC_OK;
+    }
+    if (s == ZC_OK) {
+        notify_up_to(&ch->recv_waiters, k); /* [F1] */
+        *count = k;
+    }
+    return s;
+}
+
+/* One batch receive attempt: ZC_OK with *count >= 1, ZC_EMPTY, ZC_CLOSED, or ZC_PENDING
+ * (bounded: a sender is mid-write on the oldest slot). Wakes up to *count senders. */
+static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, size_t *count) {
+    size_t k = 0;
+    if (!ch->bounded) {
+        /* No sender ever waits on an unbounded channel: nobody to wake. */
+        zc_status s = ZC_OK;
+        while (k < max && (s = zc__segq_pop(&ch->q.segq, out + k * ch->elem_size)) == ZC_OK) k++;
+        if (k == 0) return s;
+        *count = k;
+        return ZC_OK;
+    }
+    zc_status s = zc__ring_pop_many(&ch->q.ring, out, max, &k);
+    if (s == ZC_OK) {
+        notify_up_to(&ch->send_waiters, k); /* [F1] */
+        *count = k;
+    }
+    return s;
+}
+
+/* The arguments shared by every send_many form are valid. */
+static bool send_many_args_ok(zc__chan *ch, size_t n, unsigned flags) {
+    if (n == 0 || (flags & ~ZC_ALL_OR_NOTHING)) return false;
+    return !((flags & ZC_ALL_OR_NOTHING) && ch->bounded && n > ch->q.ring.cap);
+}
+
+zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                           unsigned flags) {
+    if (sent) *sent = 0;
+    if (!tx || !msgs || !send_many_args_ok(tx->ch, n, flags)) return ZC_EINVAL;
+    zc__chan *ch = tx->ch;
+    const unsigned char *bytes = msgs;
+    bool all = flags & ZC_ALL_OR_NOTHING;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    size_t done = 0, k = 0;
+    zc_status s;
+    do {
+        s = chan_send_many(ch, bytes + done * ch->elem_size, n - done, all, &k);
+        if (s == ZC_OK) {
+            done += k;
+        } else if (s == ZC_PENDING) {
+            /* A receiver is mid-release on a slot we need: the answer is not known yet
+             * (ZC_FULL would be false), so wait for it, as zc_try_send does. */
+            zc__backoff_snooze(&backoff);
+        } else {
+            break;
+        }
+    } while (done < n);
+    if (sent) *sent = done;
+    return done == n ? ZC_OK : s;
+}
+
+zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) {
+    if (got) *got = 0;
+    if (!rx || !out || !got || max == 0) return ZC_EINVAL;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    for (;;) {
+        zc_status s = chan_recv_many(rx->ch, out, max, got);
+        /* ZC_PENDING: a sender is mid-write on the oldest slot; ZC_EMPTY would be false
+         * if a later slot holds a completed send. Wait for it, as zc_try_recv does. */
+        if (s != ZC_PENDING) return s;
+        zc__backoff_snooze(&backoff);
+    }
+}
+
+/* ---- Futures ------------------------------------------------------------------------ */
+
+/* A fresh node: not linked, no notification (as future.c's node_init). Relaxed: the
+ * future is not shared with anyone until it registers. */
+static void node_init(zc__waiter *n) {
+    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
+    n->zc__prev = n->zc__next = NULL;
+    n->zc__flags = 0;
+}
+
+/* Take node off wl; if it held a wake-up and a peer of its kind could use one now, pass
+ * it on (waker rule 4), as future.c does. */
+static void finish(zc__waitlist *wl, zc__waiter *node, bool (*ready)(zc__chan *), zc__chan *ch) {
+    if (zc__waitlist_unregister(wl, node) && ready(ch)) zc__waitlist_notify_one(wl);
+}
+
+void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t n,
+                       unsigned flags) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__tx = tx;
+    f->zc__msgs = msgs;
+    f->zc__n = n;
+    f->zc__sent = 0;
+    f->zc__passed_head = 0;
+    f->zc__flags = flags;
+    f->zc__passed = false;
+    f->zc__held = false;
+    f->zc__done = 0;
+}
+
+/* Take f's node off the list. True if f held a wake-up: one its node absorbed, or one
+ * kept from a poll that stepped off the list to be polled again soon. */
+static bool send_many_unregister(zc_send_many *f, zc__chan *ch) {
+    bool held = zc__waitlist_unregister(&ch->send_waiters, &f->zc__node) || f->zc__held;
+    f->zc__held = false;
+    return held;
+}
+
+/* An all-or-nothing send found room, but too little: if it holds a wake-up, pass it on
+ * to the next waiting sender, at most once per value of the ring's head (see the file
+ * comment); it then registers at the back. Otherwise it registers keeping its turn. */
+static void pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
+    /* Acquire: WOKEN / WAKING is examined again by unregister (waitlist.h). */
+    unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(f->zc__node.zc__state),
+                                       memory_order_acquire);
+    if (st != ZC__WOKEN && st != ZC__WAKING && !f->zc__held) return; /* none held */
+    /* Relaxed: see the file comment (the wake that led here follows the head move). */
+    size_t head = atomic_load_explicit(&ch->q.ring.head, memory_order_relaxed);
+    if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_ready(ch)) {
+        f->zc__held = false; /* offered down the list already, or no room at all */
+        return;
+    }
+    f->zc__passed = true;
+    f->zc__passed_head = head;
+    send_many_unregister(f, ch); /* now IDLE: it registers at the back */
+    zc__waitlist_notify_one(&ch->send_waiters);
+}
+
+/* Take f off the list; if it held a wake-up and a sender could use one now, pass it on
+ * (waker rule 4), as future.c's finish does. */
+static void send_many_finish(zc_send_many *f, zc__chan *ch) {
+    if (send_many_unregister(f, ch) && zc__chan_send_ready(ch))
+        zc__waitlist_notify_one(&ch->send_waiters);
+}
+
+zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
+    if (!f || !f->zc__tx || !f->zc__msgs || !send_many_args_ok(f->zc__tx->ch, f->zc__n, f->zc__flags))
+        return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_send_many_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
+    if (f->zc__done) return (zc_status)(f->zc__done - 1);
+    zc__chan *ch = f->zc__tx->ch;
+    const unsigned char *msgs = f->zc__msgs;
+    bool all = f->zc__flags & ZC_ALL_OR_NOTHING;
+    bool registered = false;
+    for (;;) {
+        size_t k = 0;
+        zc_status s = chan_send_many(ch, msgs + f->zc__sent * ch->elem_size,
+                                     f->zc__n - f->zc__sent, all, &k);
+        if (s == ZC_OK) {
+            f->zc__sent += k;
+            if (f->zc__sent < f->zc__n) continue; /* the rest may fit too: try again */
+        } else if (s == ZC_FULL) {
+            if (registered) {
+                ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
+                return ZC_PENDING;
+            }
+            if (all)
+                pass_on_too_little_room(f, ch);
+            else
+                f->zc__held = false; /* any room it stood for has been taken */
+            zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
+            registered = true;
+            continue; /* the re-check */
+        } else if (s == ZC_PENDING) {
+            /* A receiver is mid-release: poll again soon, keeping any wake-up we hold
+             * (an all-or-nothing send may owe it to the next waiter). */
+            f->zc__held = send_many_unregister(f, ch);
+            w->wake(w->ctx);
+            return ZC_PENDING;
+        }
+        send_many_finish(f, ch);
+        if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+        return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
+    }
+}
+
+size_t zc_send_many_sent(const zc_send_many *f) { return f ? f->zc__sent : 0; }
+
+void zc_send_many_cancel(zc_send_many *f) {
+    if (!f || !f->zc__tx || f->zc__done) return;
+    send_many_finish(f, f->zc__tx->ch);
+}
+
+void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__rx = rx;
+}
+
+zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_t max,
+                            size_t *got) {
+    if (got) *got = 0;
+    if (!f || !f->zc__rx) return ZC_EINVAL;
+    if (!w || !w->wake || !out || !got || max == 0) {
+        zc_recv_many_cancel(f); /* rule 3 */
+        return ZC_EINVAL;
+    }
+    zc__chan *ch = f->zc__rx->ch;
+    bool registered = false;
+    for (;;) {
+        zc_status s = chan_recv_many(ch, out, max, got);
+        if (s == ZC_EMPTY) {
+            if (registered) {
+                ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
+                return ZC_PENDING;
+            }
+            zc__waitlist_register(&ch->recv_waiters, &f->zc__node, w);
+            registered = true;
+            continue; /* the re-check */
+        }
+        if (s == ZC_PENDING) {
+            zc__waitlist_unregister(&ch->recv_waiters, &f->zc__node);
+            w->wake(w->ctx); /* a sender is mid-write: poll again soon */
+            return ZC_PENDING;
+        }
+        finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+        return s; /* ZC_OK, ZC_CLOSED */
+    }
+}
+
+void zc_recv_many_cancel(zc_recv_many *f) {
+    if (!f || !f->zc__rx) return;
+    zc__chan *ch = f->zc__rx->ch;
+    finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+}
+
+/* ---- Blocking forms: block_on over the futures ---------------------------------------- */
+
+typedef struct recv_many_op {
+    zc_recv_many f;
+    void *out;
+    size_t max;
+    size_t *got;
+} recv_many_op;
+
+static zc_status send_many_poll(void *op, const zc_waker *w) {
+    return zc_send_many_poll(op, w);
+}
+
+static void send_many_cancel(void *op) { zc_send_many_cancel(op); }
+
+static zc_status recv_many_poll(void *op, const zc_waker *w) {
+    recv_many_op *o = op;
+    return zc_recv_many_poll(&o->f, w, o->out, o->max, o->got);
+}
+
+static void recv_many_cancel(void *op) { zc_recv_many_cancel(&((recv_many_op *)op)->f); }
+
+zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                               unsigned flags, uint64_t timeout_ns) {
+    zc_send_many f;
+    zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
+    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, timeout_ns);
+    if (sent) *sent = f.zc__sent;
+    return s;
+}
+
+zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                                unsigned flags) {
+    return zc_send_many_timeout(tx, msgs, n, sent, flags, UINT64_MAX);
+}
+
+zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
+                               uint64_t timeout_ns) {
+    recv_many_op o = {.out = out, .max = max, .got = got};
+    zc_recv_many_init(&o.f, rx); /* bad arguments: the poll says ZC_EINVAL */
+    return zc__block_on(&o, recv_many_poll, recv_many_cancel, timeout_ns);
+}
+
+zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got) {
+    return zc_recv_many_timeout(rx, out, max, got, UINT64_MAX);
+}
+
+/* ---- Two-phase send: not supported yet (zchan/batch.h, zc_try_reserve, says why) ----- */
+
+zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
+    (void)tx;
+    (void)p;
+    return ZC_EINVAL;
+}
+
+void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__tx = tx;
+    f->zc__permit = p;
+}
+
+zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
+    (void)f;
+    (void)w;
+    return ZC_EINVAL;
+}
+
+void zc_reserve_cancel(zc_reserve *f) { (void)f; }
+
+zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) { return zc_try_reserve(tx, p); }
+
+zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
+    (void)timeout_ns;
+    return zc_try_reserve(tx, p);
+}
+
+zc_status zc_permit_commit(zc_permit *p, const void *msg) {
+    (void)p;
+    (void)msg;
+    return ZC_EINVAL;
+}
+
+zc_status zc_permit_release(zc_permit *p) {
+    (void)p;
+    return ZC_EINVAL;
+}

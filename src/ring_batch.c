@@ -1,0 +1,137 @@
+/*
+ * ring_batch.c: batch send and receive on the bounded ring, one CAS per batch.
+ *
+ * The single operations (ring.c) check one slot's stamp, then claim its position with a
+ * CAS on tail (head). A batch checks the stamps of the k slots from tail onwards, walking
+ * positions with zc__ring_next (which moves from the last index of a lap to index 0 of
+ * the next lap, so a batch may wrap around the end of the slot array), and claims all k
+ * with one CAS from tail to the position after the k-th. Why the k slots are still free
+ * once the CAS succeeds: a free slot's stamp (== its position p) changes only when the
+ * sender that claimed p publishes it, and claiming p means moving tail past p; our CAS
+ * found tail unchanged since we read it, so no one claimed any of the k positions. The
+ * same holds for a receive batch with published stamps (== p + 1) and head. A batch can
+ * never hold more than cap slots: after cap steps the walk is back at the first slot,
+ * whose stamp belongs to the earlier lap and stops the count.
+ *
+ * A batch claims only slots it has seen ready, as a single operation does, so a batch
+ * that finds too little room or too few messages has committed nothing.
+ *
+ * Ordering map (the same pairs as ring.c; see its map):
+ *   [A1] acquire-load of each stamp before a send claim  <- [R2] pop's release of the slot
+ *   [R1] release-store of each published stamp          -> [A2] pop's acquire-load
+ *   [A2] acquire-load of each stamp before a receive claim <- [R1]
+ *   [R2] release-store of each released stamp           -> [A1] push's acquire-load
+ *   [S1] seq_cst CAS claiming the batch on tail / head, [S2] seq_cst load of the opposite
+ *        index before reporting full / empty: the Dekker pairing with the waiter counts
+ *        (waitlist.c [F1]/[F2]), exactly as for a single operation.
+ */
+#include "ring_batch.h"
+
+#include <assert.h>
+
+/* Bytes of message i of a batch. */
+static inline const unsigned char *batch_msg(const void *msgs, size_t i, size_t elem_size) {
+    return (const unsigned char *)msgs + i * elem_size;
+}
+
+zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, size_t *count) {
+    assert(n > 0 && !(all && n > r->cap) && "all-or-nothing batches never exceed cap");
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    /* Relaxed: a guess of where to send; the stamps and the CAS validate it. */
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    for (;;) {
+        if (tail & r->mark_bit) return ZC_CLOSED;
+        /* Count the free slots from tail, up to n; pos ends after the last free one. */
+        size_t k = 0, pos = tail, stamp = 0;
+        while (k < n) {
+            /* [A1] pairs with [R2]: a free slot's previous message has been copied out. */
+            stamp = atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
+                                         memory_order_acquire);
+            if (stamp != pos) break;
+            k++;
+            pos = zc__ring_next(r, pos);
+        }
+        if (k == n || (k > 0 && !all)) {
+            /* [S1] seq_cst claim of all k at once; on failure tail is reloaded (relaxed:
+             * the stamps re-validate it). */
+            if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, pos, memory_order_seq_cst,
+                                                      memory_order_relaxed)) {
+                ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
+                for (size_t i = 0, p = tail; i < k; i++, p = zc__ring_next(r, p)) {
+                    size_t index = p & (r->mark_bit - 1);
+                    zc__copy_msg(zc__ring_msg(r, index), batch_msg(msgs, i, r->elem_size),
+                                 r->elem_size);
+                    /* [R1] publish each message; pairs with [A2]. */
+                    atomic_store_explicit(zc__ring_stamp(r, index), p + 1, memory_order_release);
+                }
+                ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+                *count = k;
+                return ZC_OK;
+            }
+            zc__cpu_relax();
+        } else if (stamp + r->one_lap == pos + 1) {
+            /* The slot at pos still holds the message of the previous lap. [S2] seq_cst:
+             * a waiting sender's re-check must see a receiver's claim. If that message is
+             * unclaimed, at most k slots were free at this load (tail only grows): full. */
+            size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+            if (head + r->one_lap == pos) return ZC_FULL;
+            /* A receiver claimed it and is still copying it out. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
+            zc__backoff_snooze(&backoff);
+            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        } else {
+            /* Our tail is stale: other senders moved on. Relaxed reload, as above. */
+            zc__cpu_relax();
+            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+        }
+    }
+}
+
+zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count) {
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    /* Relaxed: a guess, validated by the stamps and the CAS. */
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    for (;;) {
+        /* Count the published slots from head, up to max. */
+        size_t k = 0, pos = head, stamp = 0;
+        while (k < max) {
+            /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
+            stamp = atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
+                                         memory_order_acquire);
+            if (stamp != pos + 1) break;
+            k++;
+            pos = zc__ring_next(r, pos);
+        }
+        if (k > 0) {
+            /* [S1] seq_cst claim of all k at once; failure reloads head (relaxed). */
+            if (atomic_compare_exchange_weak_explicit(&r->head, &head, pos, memory_order_seq_cst,
+                                                      memory_order_relaxed)) {
+                ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
+                unsigned char *dst = out;
+                for (size_t i = 0, p = head; i < k; i++, p = zc__ring_next(r, p)) {
+                    size_t index = p & (r->mark_bit - 1);
+                    zc__copy_msg(dst + i * r->elem_size, zc__ring_msg(r, index), r->elem_size);
+                    /* [R2] release each slot for the next lap; pairs with [A1]. */
+                    atomic_store_explicit(zc__ring_stamp(r, index), p + r->one_lap,
+                                          memory_order_release);
+                }
+                ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+                *count = k;
+                return ZC_OK;
+            }
+            zc__cpu_relax();
+        } else if (stamp == head) {
+            /* Nothing published at head. [S2] seq_cst: see ring.c's map. */
+            size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+            if ((tail & ~r->mark_bit) == head) return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;
+            /* A sender claimed this slot and is still writing it. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
+            zc__backoff_snooze(&backoff);
+            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        } else {
+            /* Stale head: other receivers moved on. */
+            zc__cpu_relax();
+            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+        }
+    }
+}

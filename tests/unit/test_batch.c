@@ -1,0 +1,635 @@
+/* Unit tests of the batch operations (zchan/batch.h): exact counts, FIFO order, the ring
+ * index wrapping inside a batch, ZC_ALL_OR_NOTHING, who is woken and how often (counting
+ * wakers, manual polling on one thread), and the blocking forms. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <zchan/batch.h>
+#include <zchan/block.h>
+#include <zchan/mpmc.h>
+
+#include "counting_waker.h"
+#include "ring_batch.h" /* the ring itself, for the counter wrap-around test */
+#include "u64_channel.h"
+
+enum { WAITERS = 3, MAXB = 256 };
+
+typedef struct fixture {
+    zc_sender *tx;
+    zc_receiver *rx;
+    atomic_uint clock;
+    counting_waker cw[WAITERS];
+    zc_waker w[WAITERS];
+} fixture;
+
+/* cap 0: unbounded. */
+static void fixture_init(fixture *f, size_t cap) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_status s = cap == 0 ? zc_unbounded(&cfg, &f->tx, &f->rx)
+                           : zc_bounded(cap, &cfg, &f->tx, &f->rx);
+    assert_int_equal(s, ZC_OK);
+    atomic_init(&f->clock, 0);
+    for (int i = 0; i < WAITERS; i++) {
+        counting_waker_init(&f->cw[i]);
+        f->cw[i].clock = &f->clock;
+        f->w[i] = counting_waker_of(&f->cw[i]);
+    }
+}
+
+static void fixture_done(fixture *f) {
+    zc_sender_drop(f->tx);
+    zc_receiver_drop(f->rx);
+}
+
+static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
+
+static size_t channel_len(fixture *f) {
+    zc_info info;
+    assert_int_equal(zc_sender_info(f->tx, &info), ZC_OK);
+    return info.len;
+}
+
+/* v[i] = first + i. */
+static void fill(uint64_t *v, size_t n, uint64_t first) {
+    for (size_t i = 0; i < n; i++) v[i] = first + i;
+}
+
+/* try_recv_many(max) must take exactly want messages, first .. first + want - 1. */
+static void expect_many(zc_receiver *rx, size_t max, size_t want, uint64_t first) {
+    uint64_t out[MAXB];
+    size_t got = 12345;
+    assert_true(max <= MAXB);
+    assert_int_equal(zc_try_recv_many(rx, out, max, &got), ZC_OK);
+    assert_int_equal(got, want);
+    for (size_t i = 0; i < want; i++) assert_int_equal(out[i], first + i);
+}
+
+/* try_send_many of first .. first + n - 1 must return want_status with want_sent sent. */
+static void send_many(zc_sender *tx, size_t n, uint64_t first, unsigned flags,
+                      zc_status want_status, size_t want_sent) {
+    uint64_t v[MAXB];
+    size_t sent = 12345;
+    assert_true(n <= MAXB);
+    fill(v, n, first);
+    assert_int_equal(zc_try_send_many(tx, v, n, &sent, flags), want_status);
+    assert_int_equal(sent, want_sent);
+}
+
+/* ---- try forms ---------------------------------------------------------------------- */
+
+static void test_send_many_that_fits_sends_all_and_recv_many_takes_them_in_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 16);
+    send_many(f.tx, 10, 100, 0, ZC_OK, 10);
+    assert_int_equal(channel_len(&f), 10);
+    expect_many(f.rx, 16, 10, 100);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_send_many_past_capacity_sends_what_fits_and_returns_full(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_u64(f.tx, 1);
+    send_many(f.tx, 6, 2, 0, ZC_FULL, 3);
+    send_many(f.tx, 2, 9, 0, ZC_FULL, 0);
+    for (uint64_t v = 1; v <= 4; v++) expect_u64(f.rx, v);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_recv_many_takes_at_most_max_then_the_rest(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 8);
+    send_many(f.tx, 5, 1, 0, ZC_OK, 5);
+    expect_many(f.rx, 3, 3, 1);
+    expect_many(f.rx, 3, 2, 4);
+    fixture_done(&f);
+}
+
+static void test_recv_many_on_empty_channel_returns_empty_and_writes_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t out[2] = {7, 7};
+    size_t got = 99;
+    assert_int_equal(zc_try_recv_many(f.rx, out, 2, &got), ZC_EMPTY);
+    assert_int_equal(got, 0);
+    assert_int_equal(out[0], 7);
+    fixture_done(&f);
+}
+
+static void test_all_or_nothing_that_does_not_fit_sends_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_many(f.tx, 2, 1, 0, ZC_OK, 2);
+    send_many(f.tx, 3, 3, ZC_ALL_OR_NOTHING, ZC_FULL, 0);
+    assert_int_equal(channel_len(&f), 2);
+    send_many(f.tx, 2, 3, ZC_ALL_OR_NOTHING, ZC_OK, 2);
+    expect_many(f.rx, 8, 4, 1);
+    fixture_done(&f);
+}
+
+static void test_all_or_nothing_larger_than_capacity_is_einval(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_many(f.tx, 5, 1, ZC_ALL_OR_NOTHING, ZC_EINVAL, 0);
+    send_many(f.tx, 4, 1, ZC_ALL_OR_NOTHING, ZC_OK, 4);
+    fixture_done(&f);
+}
+
+static void test_bad_arguments_are_einval(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t v[2] = {1, 2};
+    size_t n = 9;
+    assert_int_equal(zc_try_send_many(NULL, v, 2, &n, 0), ZC_EINVAL);
+    assert_int_equal(n, 0);
+    assert_int_equal(zc_try_send_many(f.tx, NULL, 2, &n, 0), ZC_EINVAL);
+    assert_int_equal(zc_try_send_many(f.tx, v, 0, &n, 0), ZC_EINVAL);
+    assert_int_equal(zc_try_send_many(f.tx, v, 2, &n, 2u), ZC_EINVAL);
+    assert_int_equal(zc_try_recv_many(NULL, v, 2, &n), ZC_EINVAL);
+    assert_int_equal(zc_try_recv_many(f.rx, NULL, 2, &n), ZC_EINVAL);
+    assert_int_equal(zc_try_recv_many(f.rx, v, 0, &n), ZC_EINVAL);
+    assert_int_equal(zc_try_recv_many(f.rx, v, 2, NULL), ZC_EINVAL);
+    assert_int_equal(channel_len(&f), 0);
+    /* sent may be NULL. */
+    assert_int_equal(zc_try_send_many(f.tx, v, 2, NULL, 0), ZC_OK);
+    assert_int_equal(channel_len(&f), 2);
+    fixture_done(&f);
+}
+
+static void test_closed_channel_sends_nothing_and_drains_then_closed(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_many(f.tx, 3, 1, 0, ZC_OK, 3);
+    zc_sender_close(f.tx);
+    send_many(f.tx, 2, 10, 0, ZC_CLOSED, 0);
+    send_many(f.tx, 1, 10, ZC_ALL_OR_NOTHING, ZC_CLOSED, 0);
+    expect_many(f.rx, 2, 2, 1);
+    expect_many(f.rx, 2, 1, 3);
+    uint64_t out[2];
+    size_t got = 5;
+    assert_int_equal(zc_try_recv_many(f.rx, out, 2, &got), ZC_CLOSED);
+    assert_int_equal(got, 0);
+    fixture_done(&f);
+}
+
+/* Capacity 3, batches of 2: the index runs 0,1 | 2,0 | 1,2 | ..., so every third batch
+ * wraps from the last slot to the first inside one claim, and the laps advance. */
+static void test_batches_of_two_wrap_around_a_ring_of_three(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 3);
+    uint64_t next_sent = 1, next_recv = 1;
+    for (int round = 0; round < 60; round++) {
+        send_many(f.tx, 2, next_sent, ZC_ALL_OR_NOTHING, ZC_OK, 2);
+        next_sent += 2;
+        expect_many(f.rx, 2, 2, next_recv);
+        next_recv += 2;
+    }
+    /* Staggered by one message held: batches start at every index. */
+    send_u64(f.tx, next_sent++);
+    for (int round = 0; round < 60; round++) {
+        send_many(f.tx, 2, next_sent, ZC_ALL_OR_NOTHING, ZC_OK, 2);
+        next_sent += 2;
+        send_many(f.tx, 1, next_sent, ZC_ALL_OR_NOTHING, ZC_FULL, 0);
+        expect_many(f.rx, 2, 2, next_recv);
+        next_recv += 2;
+    }
+    expect_many(f.rx, 3, 1, next_recv);
+    assert_int_equal(next_recv + 1, next_sent);
+    fixture_done(&f);
+}
+
+static void test_single_and_batch_operations_keep_one_fifo_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 5);
+    uint64_t next_sent = 1, next_recv = 1;
+    for (int round = 0; round < 40; round++) {
+        send_u64(f.tx, next_sent++);
+        send_many(f.tx, 3, next_sent, 0, ZC_OK, 3);
+        next_sent += 3;
+        expect_u64(f.rx, next_recv++);
+        expect_many(f.rx, 2, 2, next_recv);
+        next_recv += 2;
+        expect_u64(f.rx, next_recv++);
+    }
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_unbounded_batches_cross_segments_in_order(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    send_many(f.tx, 200, 1, ZC_ALL_OR_NOTHING, ZC_OK, 200);
+    assert_int_equal(channel_len(&f), 200);
+    expect_many(f.rx, 64, 64, 1);
+    expect_many(f.rx, 200, 136, 65);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    zc_receiver_close(f.rx);
+    send_many(f.tx, 3, 1, 0, ZC_CLOSED, 0);
+    fixture_done(&f);
+}
+
+/* The ring started two laps before its position counters overflow (set by hand, as
+ * ZCHAN_TEST_HOOKS builds do for whole channels): batch claims must cross the wrap of
+ * size_t, inside a batch too. */
+static void test_ring_batches_cross_the_wrap_of_the_position_counters(void **state) {
+    (void)state;
+    zc__ring r;
+    assert_int_equal(zc__ring_init(&r, 3, sizeof(uint64_t)), ZC_OK);
+    size_t start = (SIZE_MAX / r.one_lap - 1) * r.one_lap;
+    for (size_t i = 0; i < r.cap; i++) atomic_store(zc__ring_stamp(&r, i), start + i);
+    atomic_store(&r.head, start);
+    atomic_store(&r.tail, start);
+    uint64_t v[3], out[3], next_sent = 1, next_recv = 1;
+    size_t k;
+    for (int round = 0; round < 10; round++) {
+        fill(v, 3, next_sent);
+        assert_int_equal(zc__ring_push_many(&r, v, 3, true, &k), ZC_OK);
+        assert_int_equal(k, 3);
+        next_sent += 3;
+        assert_int_equal(zc__ring_pop_many(&r, out, 2, &k), ZC_OK);
+        assert_int_equal(k, 2);
+        for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
+        fill(v, 2, next_sent);
+        assert_int_equal(zc__ring_push_many(&r, v, 2, false, &k), ZC_OK);
+        assert_int_equal(k, 2);
+        next_sent += 2;
+        assert_int_equal(zc__ring_push_many(&r, v, 1, true, &k), ZC_FULL);
+        assert_int_equal(zc__ring_pop_many(&r, out, 3, &k), ZC_OK);
+        assert_int_equal(k, 3);
+        for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
+    }
+    assert_int_equal(zc__ring_pop_many(&r, out, 3, &k), ZC_EMPTY);
+    assert_true(atomic_load(&r.head) < start); /* it wrapped */
+    zc__ring_destroy(&r);
+}
+
+/* ---- waking ------------------------------------------------------------------------- */
+
+static void test_send_many_of_two_wakes_exactly_the_two_oldest_receivers(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 8);
+    zc_recv r[WAITERS];
+    uint64_t out;
+    for (int i = 0; i < WAITERS; i++) {
+        zc_recv_init(&r[i], f.rx);
+        assert_int_equal(zc_recv_poll(&r[i], &f.w[i], &out), ZC_PENDING);
+    }
+    send_many(f.tx, 2, 1, 0, ZC_OK, 2);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(wakes(&f, 2), 0);
+    assert_int_equal(zc_recv_poll(&r[0], &f.w[0], &out), ZC_OK);
+    assert_int_equal(out, 1);
+    assert_int_equal(zc_recv_poll(&r[1], &f.w[1], &out), ZC_OK);
+    assert_int_equal(out, 2);
+    zc_recv_cancel(&r[2]);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_recv_many_wakes_one_pending_sender_per_message_taken(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 3);
+    send_many(f.tx, 3, 1, 0, ZC_OK, 3);
+    zc_send s[WAITERS];
+    uint64_t v[WAITERS] = {4, 5, 6};
+    for (int i = 0; i < WAITERS; i++) {
+        zc_send_init(&s[i], f.tx, &v[i]);
+        assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_PENDING);
+    }
+    expect_many(f.rx, 2, 2, 1);
+    assert_int_equal(wakes(&f, 0) + wakes(&f, 1) + wakes(&f, 2), 2);
+    assert_int_equal(wakes(&f, 2), 0);
+    for (int i = 0; i < 2; i++) assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_OK);
+    expect_many(f.rx, 3, 3, 3);
+    assert_int_equal(wakes(&f, 2), 1);
+    assert_int_equal(zc_send_poll(&s[2], &f.w[2]), ZC_OK);
+    expect_u64(f.rx, 6);
+    fixture_done(&f);
+}
+
+static void test_recv_many_future_waits_for_one_then_takes_up_to_max(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 8);
+    zc_recv_many r;
+    uint64_t out[4];
+    size_t got = 7;
+    zc_recv_many_init(&r, f.rx);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 4, &got), ZC_PENDING);
+    assert_int_equal(got, 0);
+    send_many(f.tx, 6, 1, 0, ZC_OK, 6);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 4, &got), ZC_OK);
+    assert_int_equal(got, 4);
+    for (size_t i = 0; i < 4; i++) assert_int_equal(out[i], 1 + i);
+    /* A stream: polled again, it takes the rest; then it pends again. */
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 4, &got), ZC_OK);
+    assert_int_equal(got, 2);
+    assert_int_equal(out[1], 6);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 4, &got), ZC_PENDING);
+    zc_sender_close(f.tx);
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 4, &got), ZC_CLOSED);
+    assert_int_equal(got, 0);
+    fixture_done(&f);
+}
+
+static void test_send_many_future_sends_what_fits_on_each_wake(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t v[10];
+    fill(v, 10, 1);
+    zc_send_many s;
+    zc_send_many_init(&s, f.tx, v, 10, 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_many_sent(&s), 4);
+    expect_many(f.rx, 3, 3, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_many_sent(&s), 7);
+    expect_many(f.rx, 4, 4, 4);
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_OK);
+    assert_int_equal(zc_send_many_sent(&s), 10);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_OK); /* completed stays completed */
+    expect_many(f.rx, 4, 3, 8);
+    assert_int_equal(wakes(&f, 0), 2);
+    fixture_done(&f);
+}
+
+static void test_all_or_nothing_future_waits_until_n_slots_are_free_at_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    send_many(f.tx, 3, 1, 0, ZC_OK, 3);
+    uint64_t v[3] = {4, 5, 6};
+    zc_send_many s;
+    zc_send_many_init(&s, f.tx, v, 3, ZC_ALL_OR_NOTHING);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_many_sent(&s), 0);
+    expect_u64(f.rx, 1); /* room 2 */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_many_sent(&s), 0);
+    assert_int_equal(channel_len(&f), 2);
+    expect_u64(f.rx, 2); /* room 3 */
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_OK);
+    expect_many(f.rx, 8, 4, 3);
+    fixture_done(&f);
+}
+
+static void test_all_or_nothing_future_with_too_little_room_passes_the_wake_on(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    send_many(f.tx, 2, 1, 0, ZC_OK, 2);
+    uint64_t v[2] = {10, 11}, one = 12;
+    zc_send_many big;
+    zc_send small;
+    zc_send_many_init(&big, f.tx, v, 2, ZC_ALL_OR_NOTHING);
+    zc_send_init(&small, f.tx, &one);
+    assert_int_equal(zc_send_many_poll(&big, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&small, &f.w[1]), ZC_PENDING);
+    expect_u64(f.rx, 1); /* one slot: wakes the big send, which cannot use it */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(zc_send_many_poll(&big, &f.w[0]), ZC_PENDING);
+    assert_int_equal(wakes(&f, 1), 1); /* passed on to the small send behind it */
+    assert_int_equal(zc_send_poll(&small, &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 2);
+    expect_u64(f.rx, 12); /* two slots free: the big send (now at the back) is woken */
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_send_many_poll(&big, &f.w[0]), ZC_OK);
+    expect_many(f.rx, 2, 2, 10);
+    fixture_done(&f);
+}
+
+static void test_two_all_or_nothing_futures_do_not_wake_each_other_forever(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    send_many(f.tx, 2, 1, 0, ZC_OK, 2);
+    uint64_t va[2] = {10, 11}, vb[2] = {20, 21};
+    zc_send_many a, b;
+    zc_send_many_init(&a, f.tx, va, 2, ZC_ALL_OR_NOTHING);
+    zc_send_many_init(&b, f.tx, vb, 2, ZC_ALL_OR_NOTHING);
+    assert_int_equal(zc_send_many_poll(&a, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_many_poll(&b, &f.w[1]), ZC_PENDING);
+    expect_u64(f.rx, 1); /* one slot: a is woken */
+    assert_int_equal(zc_send_many_poll(&a, &f.w[0]), ZC_PENDING); /* passes to b */
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_many_poll(&b, &f.w[1]), ZC_PENDING); /* passes to a */
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_send_many_poll(&a, &f.w[0]), ZC_PENDING); /* passed already: stops */
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(wakes(&f, 1), 1);
+    expect_u64(f.rx, 2); /* two slots: a, which kept its turn, is woken and fits */
+    assert_int_equal(wakes(&f, 0), 3);
+    assert_int_equal(zc_send_many_poll(&a, &f.w[0]), ZC_OK);
+    expect_many(f.rx, 2, 2, 10);
+    assert_int_equal(wakes(&f, 1), 2);
+    assert_int_equal(zc_send_many_poll(&b, &f.w[1]), ZC_OK);
+    expect_many(f.rx, 2, 2, 20);
+    fixture_done(&f);
+}
+
+static void test_woken_send_many_cancelled_passes_the_wake_on(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx, 1);
+    uint64_t v[2] = {2, 3}, one = 4;
+    zc_send_many s;
+    zc_send single;
+    zc_send_many_init(&s, f.tx, v, 2, 0);
+    zc_send_init(&single, f.tx, &one);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&single, &f.w[1]), ZC_PENDING);
+    expect_u64(f.rx, 1);
+    assert_int_equal(wakes(&f, 0), 1);
+    zc_send_many_cancel(&s);
+    assert_int_equal(zc_send_many_sent(&s), 0);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&single, &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 4);
+    fixture_done(&f);
+}
+
+static void test_send_many_future_on_close_returns_closed_with_the_count_sent(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    uint64_t v[5];
+    fill(v, 5, 1);
+    zc_send_many s;
+    zc_send_many_init(&s, f.tx, v, 5, 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
+    zc_receiver_close(f.rx);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_CLOSED);
+    assert_int_equal(zc_send_many_sent(&s), 2);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_CLOSED);
+    expect_many(f.rx, 5, 2, 1);
+    fixture_done(&f);
+}
+
+static void test_future_polls_with_bad_arguments_are_einval(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    uint64_t v[3] = {1, 2, 3}, out[2];
+    size_t got;
+    zc_send_many s;
+    zc_recv_many r;
+    zc_send_many_init(&s, f.tx, v, 3, ZC_ALL_OR_NOTHING); /* 3 > cap */
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
+    zc_send_many_init(&s, f.tx, v, 0, 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
+    zc_send_many_init(&s, NULL, v, 1, 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
+    zc_send_many_init(&s, f.tx, v, 1, 0);
+    assert_int_equal(zc_send_many_poll(&s, NULL), ZC_EINVAL);
+    zc_recv_many_init(&r, f.rx);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 0, &got), ZC_EINVAL);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 2, NULL), ZC_EINVAL);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], NULL, 2, &got), ZC_EINVAL);
+    assert_int_equal(channel_len(&f), 0);
+    assert_int_equal(wakes(&f, 0), 0);
+    zc_send_many_init(NULL, f.tx, v, 1, 0);
+    zc_send_many_cancel(NULL);
+    zc_recv_many_init(NULL, f.rx);
+    zc_recv_many_cancel(NULL);
+    assert_int_equal(zc_send_many_sent(NULL), 0);
+    fixture_done(&f);
+}
+
+/* ---- blocking forms ----------------------------------------------------------------- */
+
+enum { FLOW = 5000 };
+
+typedef struct flow {
+    zc_sender *tx;
+    unsigned flags;
+} flow;
+
+/* Sends 1..FLOW in batches of 7 (the last one shorter), then drops its sender. */
+static void *batch_sender(void *arg) {
+    flow *fl = arg;
+    uint64_t v[7];
+    for (uint64_t first = 1; first <= FLOW; first += 7) {
+        size_t n = FLOW - first + 1 < 7 ? FLOW - first + 1 : 7, sent = 0;
+        fill(v, n, first);
+        assert_int_equal(zc_send_many_blocking(fl->tx, v, n, &sent, fl->flags), ZC_OK);
+        assert_int_equal(sent, n);
+    }
+    zc_sender_drop(fl->tx);
+    return NULL;
+}
+
+static void blocking_flow(unsigned flags) {
+    fixture f;
+    fixture_init(&f, 8);
+    flow fl = {f.tx, flags};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, batch_sender, &fl), 0);
+    uint64_t out[5], next = 1;
+    size_t got;
+    zc_status s;
+    while ((s = zc_recv_many_blocking(f.rx, out, 5, &got)) == ZC_OK) {
+        assert_true(got >= 1 && got <= 5);
+        for (size_t i = 0; i < got; i++) assert_int_equal(out[i], next++);
+    }
+    assert_int_equal(s, ZC_CLOSED);
+    assert_int_equal(next, FLOW + 1);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    zc_receiver_drop(f.rx);
+}
+
+static void test_blocking_batches_deliver_everything_in_order(void **state) {
+    (void)state;
+    blocking_flow(0);
+}
+
+static void test_blocking_all_or_nothing_batches_deliver_everything_in_order(void **state) {
+    (void)state;
+    blocking_flow(ZC_ALL_OR_NOTHING);
+}
+
+static void test_timeouts_report_timedout_with_what_was_done(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 3);
+    uint64_t v[5], out[2];
+    size_t n = 9;
+    fill(v, 5, 1);
+    assert_int_equal(zc_recv_many_timeout(f.rx, out, 2, &n, 0), ZC_TIMEDOUT);
+    assert_int_equal(n, 0);
+    assert_int_equal(zc_recv_many_timeout(f.rx, out, 2, &n, 1000000), ZC_TIMEDOUT);
+    assert_int_equal(zc_send_many_timeout(f.tx, v, 5, &n, 0, 1000000), ZC_TIMEDOUT);
+    assert_int_equal(n, 3);
+    assert_int_equal(zc_send_many_timeout(f.tx, v + 3, 2, &n, ZC_ALL_OR_NOTHING, 0),
+                     ZC_TIMEDOUT);
+    assert_int_equal(n, 0);
+    assert_int_equal(zc_recv_many_timeout(f.rx, out, 2, &n, 0), ZC_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(zc_send_many_timeout(f.tx, v + 3, 2, &n, ZC_ALL_OR_NOTHING, 0), ZC_OK);
+    assert_int_equal(n, 2);
+    expect_many(f.rx, 3, 3, 3);
+    fixture_done(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_send_many_that_fits_sends_all_and_recv_many_takes_them_in_order),
+        cmocka_unit_test(test_send_many_past_capacity_sends_what_fits_and_returns_full),
+        cmocka_unit_test(test_recv_many_takes_at_most_max_then_the_rest),
+        cmocka_unit_test(test_recv_many_on_empty_channel_returns_empty_and_writes_nothing),
+        cmocka_unit_test(test_all_or_nothing_that_does_not_fit_sends_nothing),
+        cmocka_unit_test(test_all_or_nothing_larger_than_capacity_is_einval),
+        cmocka_unit_test(test_bad_arguments_are_einval),
+        cmocka_unit_test(test_closed_channel_sends_nothing_and_drains_then_closed),
+        cmocka_unit_test(test_batches_of_two_wrap_around_a_ring_of_three),
+        cmocka_unit_test(test_single_and_batch_operations_keep_one_fifo_order),
+        cmocka_unit_test(test_unbounded_batches_cross_segments_in_order),
+        cmocka_unit_test(test_ring_batches_cross_the_wrap_of_the_position_counters),
+        cmocka_unit_test(test_send_many_of_two_wakes_exactly_the_two_oldest_receivers),
+        cmocka_unit_test(test_recv_many_wakes_one_pending_sender_per_message_taken),
+        cmocka_unit_test(test_recv_many_future_waits_for_one_then_takes_up_to_max),
+        cmocka_unit_test(test_send_many_future_sends_what_fits_on_each_wake),
+        cmocka_unit_test(test_all_or_nothing_future_waits_until_n_slots_are_free_at_once),
+        cmocka_unit_test(test_all_or_nothing_future_with_too_little_room_passes_the_wake_on),
+        cmocka_unit_test(test_two_all_or_nothing_futures_do_not_wake_each_other_forever),
+        cmocka_unit_test(test_woken_send_many_cancelled_passes_the_wake_on),
+        cmocka_unit_test(test_send_many_future_on_close_returns_closed_with_the_count_sent),
+        cmocka_unit_test(test_future_polls_with_bad_arguments_are_einval),
+        cmocka_unit_test(test_blocking_batches_deliver_everything_in_order),
+        cmocka_unit_test(test_blocking_all_or_nothing_batches_deliver_everything_in_order),
+        cmocka_unit_test(test_timeouts_report_timedout_with_what_was_done),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
