@@ -1,0 +1,79 @@
+/*
+ * closed.c: the sender-closed and receiver-closed futures (zchan/closed.h).
+ *
+ * Needs the channel's third waiter list, zc__chan.close_waiters, initialised by
+ * chan_new and notified (all of it) by chan_close after the close mark, like the other
+ * two lists.
+ *
+ * Poll: if the close mark is set, take the node off the list and complete; else
+ * register the node ([F2] in waitlist.c) and look at the mark again. Why no wake-up is
+ * lost: chan_close sets the mark with a seq_cst RMW before it takes the list's lock to
+ * wake everyone; a node linked after that sweep was linked under the same lock, so the
+ * register that linked it happens after the sweep's unlock and its re-check sees the
+ * mark; a node linked before the sweep is woken by it. No wake-up is ever passed on:
+ * close wakes every node of the list, so none can be owed to another.
+ *
+ * No atomics of its own: the mark is read by zc__ring_is_closed / zc__segq_is_closed
+ * (seq_cst), the rest is waitlist.c's.
+ */
+#include <zchan/closed.h>
+
+#include "chan.h"
+
+static bool is_closed(zc__chan *ch) {
+    return ch->bounded ? zc__ring_is_closed(&ch->q.ring) : zc__segq_is_closed(&ch->q.segq);
+}
+
+/* A fresh node (as future.c's node_init). Relaxed: not shared until it registers. */
+static void node_init(zc__waiter *n) {
+    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
+    n->zc__prev = n->zc__next = NULL;
+    n->zc__flags = 0;
+}
+
+static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) {
+    if (!is_closed(ch)) {
+        zc__waitlist_register(&ch->close_waiters, node, w);
+        if (!is_closed(ch)) return ZC_PENDING; /* the re-check */
+    }
+    zc__waitlist_unregister(&ch->close_waiters, node); /* rule 3: no wake after ZC_OK */
+    return ZC_OK;
+}
+
+void zc_sender_closed_init(zc_sender_closed *f, zc_sender *tx) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__tx = tx;
+}
+
+zc_status zc_sender_closed_poll(zc_sender_closed *f, const zc_waker *w) {
+    if (!f || !f->zc__tx) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_sender_closed_cancel(f); /* rule 3 */
+        return ZC_EINVAL;
+    }
+    return closed_poll(f->zc__tx->ch, &f->zc__node, w);
+}
+
+void zc_sender_closed_cancel(zc_sender_closed *f) {
+    if (f && f->zc__tx) zc__waitlist_unregister(&f->zc__tx->ch->close_waiters, &f->zc__node);
+}
+
+void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
+    if (!f) return;
+    node_init(&f->zc__node);
+    f->zc__rx = rx;
+}
+
+zc_status zc_receiver_closed_poll(zc_receiver_closed *f, const zc_waker *w) {
+    if (!f || !f->zc__rx) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_receiver_closed_cancel(f); /* rule 3 */
+        return ZC_EINVAL;
+    }
+    return closed_poll(f->zc__rx->ch, &f->zc__node, w);
+}
+
+void zc_receiver_closed_cancel(zc_receiver_closed *f) {
+    if (f && f->zc__rx) zc__waitlist_unregister(&f->zc__rx->ch->close_waiters, &f->zc__node);
+}
