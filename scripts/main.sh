@@ -20,6 +20,9 @@ ctest --preset release -L example -E '^example_(hello|work_spreading|pipeline)$'
     --output-on-failure
 
 echo "== benchmark (quick)"
+# The C peers, instruction counts and the summary (bench/README.md); bench/rust and
+# bench/go install their own toolchains.
+zc_need_packages python3 valgrind gnuplot-nox libglib2.0-dev libck-dev dpdk-dev
 if [ -x scripts/bench-quick.sh ]; then
     scripts/bench-quick.sh
 elif [ -x bench/run.sh ]; then
