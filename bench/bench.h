@@ -157,6 +157,25 @@ uint64_t bench_task_many(unsigned workers, int n, many_kind kind, long per_task)
 /** Row 15 with two tasks on a pool of two workers. @return nanoseconds for n round trips. */
 uint64_t bench_task_pingpong(long n);
 
+/* ---- zchan's batch, select and broadcast rows (extra.c; zchan only) ---- */
+
+/** Row b1: n times `total` messages through a bounded(total) channel, sent with
+ *  zc_try_send_many and received with zc_try_recv_many in batches of `batch` (a divisor
+ *  of total, at most 256). @return the sum received. */
+uint64_t bench_zchan_many(long n, int total, int batch);
+
+/** Row s1: two sender threads, each with a bounded(cap) channel of its own, send
+ *  per_sender messages each (zc_send_blocking); the main thread receives them all
+ *  through one zc_select poll future over the two channels, parking while it pends.
+ *  @return nanoseconds from the start to the last join. */
+uint64_t bench_zchan_select2(size_t cap, long per_sender);
+
+/** Row bc1: one sender thread broadcasts per_sender messages (zc_bcast_send_blocking)
+ *  through a back-pressure broadcast channel of capacity cap to `receivers` (1-4)
+ *  receiver threads (zc_bcast_recv_blocking). @return nanoseconds from the start to
+ *  the last join. */
+uint64_t bench_zchan_bcast(size_t cap, int receivers, long per_sender);
+
 /** The sum of 1..n, the checksum of a row that sent n messages numbered from 1. */
 static inline uint64_t bench_sum_to(uint64_t n) { return n * (n + 1) / 2; }
 

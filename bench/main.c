@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
+#include <zchan/config.h> /* ZCHAN_HAS_BROADCAST */
+
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -25,6 +27,9 @@ typedef enum row_kind {
     TASK_FLOW,       /* rows 7-9 (zchan only) */
     TASK_MANY,       /* row 13 (zchan only) */
     TASK_PINGPONG,   /* row 15 (zchan only) */
+    ST_MANY,         /* row b1 (zchan only, extra.c) */
+    THREAD_SELECT,   /* row s1 (zchan only, extra.c) */
+    THREAD_BCAST,    /* row bc1 (zchan only, extra.c) */
 } row_kind;
 
 typedef struct row {
@@ -78,6 +83,11 @@ static size_t make_rows(row *rows, unsigned cores)
             }
     rows[k++] = (row){"15-threads", THREAD_PINGPONG, "ns_per_rtt", 1, 1, 1, 0, MANY_CLONED};
     rows[k++] = (row){"15-tasks", TASK_PINGPONG, "ns_per_rtt", 1, 1, 1, 2, MANY_CLONED};
+    rows[k++] = (row){"b1-batch32", ST_MANY, "us_per_batch", BATCH, 1, 1, 0, MANY_CLONED};
+    rows[k++] = (row){"s1-select2", THREAD_SELECT, "ms_total", 16, 2, 1, 0, MANY_CLONED};
+#if defined(ZCHAN_HAS_BROADCAST)
+    rows[k++] = (row){"bc1-4rx", THREAD_BCAST, "ms_total", 64, 1, 4, 0, MANY_CLONED};
+#endif
     return k;
 }
 
@@ -164,6 +174,18 @@ static double measure(const row *r, const bench_impl *impl, long div)
     }
     case TASK_PINGPONG:
         return (double)bench_task_pingpong(rtts) / (double)rtts;
+    case ST_MANY: {
+        uint64_t t0 = bench_now_ns();
+        uint64_t sum = bench_zchan_many(batches, BATCH, 32);
+        ns = bench_now_ns() - t0;
+        if (sum != (uint64_t)batches * bench_sum_to(BATCH))
+            bench_fail("zchan", "batch-32 checksum");
+        return (double)ns / 1e3 / (double)batches;
+    }
+    case THREAD_SELECT:
+        return (double)bench_zchan_select2(r->cap, per) / 1e6;
+    case THREAD_BCAST:
+        return (double)bench_zchan_bcast(r->cap, r->receivers, per) / 1e6;
     }
     return 0;
 }

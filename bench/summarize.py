@@ -37,6 +37,9 @@ ROWS = {
     "14-unbounded-drained": "bytes: unbounded, after draining them",
     "15-threads": "ping-pong, two threads, 2 x bounded(1)",
     "15-tasks": "ping-pong, two tasks on a 2-worker pool",
+    "b1-batch32": "1024 sends + 1024 recvs in batches of 32, cap 1024",
+    "s1-select2": "2 sender threads, 2 x bounded(16), 1 zc_select receiver",
+    "bc1-4rx": "broadcast, 1 sender / 4 receiver threads, cap 64",
 }
 IMPL_ORDER = ["zchan", "mutex-condvar", "gasyncqueue", "ck_ring", "rte_ring",
               "async-channel", "tokio", "flume", "crossbeam", "go", "floor"]
