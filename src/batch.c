@@ -53,7 +53,7 @@ static void notify_up_to(zc__waitlist *wl, size_t k) {
 static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t n, bool all,
                                 size_t *count) {
     size_t k = 0;
-    zc_status s;
+    zc_status s = ZC_OK;
     if (ch->bounded) {
         s = zc__ring_push_many(&ch->q.ring, msgs, n, all, &k);
     } else {
@@ -321,7 +321,7 @@ zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t
     zc_send_many f;
     zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
     zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, timeout_ns);
-    if (sent) *sent = f.zc__sent;
+    if (sent) *sent = zc_send_many_sent(&f);
     return s;
 }
 
