@@ -136,24 +136,12 @@ zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) 
 
 /* ---- Futures ------------------------------------------------------------------------ */
 
-/* A fresh node: not linked, no notification (as future.c's node_init). Relaxed: the
- * future is not shared with anyone until it registers. */
-static void node_init(zc__waiter *n) {
-    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
-    n->zc__prev = n->zc__next = NULL;
-    n->zc__flags = 0;
-}
 
-/* Take node off wl; if it held a wake-up and a peer of its kind could use one now, pass
- * it on (waker rule 4), as future.c does. */
-static void finish(zc__waitlist *wl, zc__waiter *node, bool (*ready)(zc__chan *), zc__chan *ch) {
-    if (zc__waitlist_unregister(wl, node) && ready(ch)) zc__waitlist_notify_one(wl);
-}
 
 void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t n,
                        unsigned flags) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msgs = msgs;
     f->zc__n = n;
@@ -253,7 +241,7 @@ void zc_send_many_cancel(zc_send_many *f) {
 
 void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
 
@@ -283,7 +271,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
             w->wake(w->ctx); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }
-        finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+        zc__chan_finish_recv(ch, &f->zc__node);
         return s; /* ZC_OK, ZC_CLOSED */
     }
 }
@@ -291,7 +279,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
 void zc_recv_many_cancel(zc_recv_many *f) {
     if (!f || !f->zc__rx) return;
     zc__chan *ch = f->zc__rx->ch;
-    finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+    zc__chan_finish_recv(ch, &f->zc__node);
 }
 
 /* ---- Blocking forms: block_on over the futures ---------------------------------------- */
@@ -351,7 +339,7 @@ zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
 
 void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__permit = p;
 }

@@ -395,16 +395,10 @@ zc_status zc_bcast_receiver_info(const zc_bcast_receiver *rx, zc_info *out) {
 
 /* ---- futures ------------------------------------------------------------------------ */
 
-/* Relaxed: the future is not shared until it registers. */
-static void node_init(zc__waiter *n) {
-    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
-    n->zc__prev = n->zc__next = NULL;
-    n->zc__flags = 0;
-}
 
 void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
     f->zc__done = 0;
@@ -446,7 +440,7 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
 
 void zc_bcast_recv_init(zc_bcast_recv *f, zc_bcast_receiver *rx) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
 

@@ -36,6 +36,7 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     }
     zc__waitlist_init(&ch->recv_waiters);
     zc__waitlist_init(&ch->send_waiters);
+    zc__waitlist_init(&ch->close_waiters);
     atomic_init(&ch->senders, 1);
     atomic_init(&ch->receivers, 1);
     atomic_init(&ch->handles, 2);
@@ -58,7 +59,7 @@ zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
     return chan_new(0, false, cfg, tx, rx);
 }
 
-static bool chan_is_closed(zc__chan *ch) {
+bool zc__chan_is_closed(zc__chan *ch) {
     return ch->bounded ? zc__ring_is_closed(&ch->q.ring) : zc__segq_is_closed(&ch->q.segq);
 }
 
@@ -75,6 +76,7 @@ static bool chan_close(zc__chan *ch) {
          * the sweep sees the mark on its re-check). */
         zc__waitlist_notify_all(&ch->recv_waiters);
         zc__waitlist_notify_all(&ch->send_waiters);
+        zc__waitlist_notify_all(&ch->close_waiters);
     }
     return closed;
 }
@@ -143,10 +145,20 @@ bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false
 
 
 
-bool zc__chan_recv_ready(zc__chan *ch) { return chan_len(ch) > 0 || chan_is_closed(ch); }
+bool zc__chan_recv_ready(zc__chan *ch) { return chan_len(ch) > 0 || zc__chan_is_closed(ch); }
 
 bool zc__chan_send_ready(zc__chan *ch) {
-    return !ch->bounded || chan_len(ch) < ch->q.ring.cap || chan_is_closed(ch);
+    return !ch->bounded || chan_len(ch) < ch->q.ring.cap || zc__chan_is_closed(ch);
+}
+
+void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->recv_waiters, node) && zc__chan_recv_ready(ch))
+        zc__waitlist_notify_one(&ch->recv_waiters);
+}
+
+void zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->send_waiters, node) && zc__chan_send_ready(ch))
+        zc__waitlist_notify_one(&ch->send_waiters);
 }
 
 zc_status zc_try_send(zc_sender *tx, const void *msg) {
@@ -179,7 +191,7 @@ static void chan_info(zc__chan *ch, zc_info *out) {
     /* Relaxed: a snapshot; each count is read atomically. */
     out->senders = atomic_load_explicit(&ch->senders, memory_order_relaxed);
     out->receivers = atomic_load_explicit(&ch->receivers, memory_order_relaxed);
-    out->closed = chan_is_closed(ch);
+    out->closed = zc__chan_is_closed(ch);
 }
 
 zc_status zc_sender_info(const zc_sender *tx, zc_info *out) {

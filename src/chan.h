@@ -35,6 +35,7 @@ struct zc__chan {
     } q;
     zc__waitlist recv_waiters; /* receivers waiting for a message or close */
     zc__waitlist send_waiters; /* senders waiting for a free slot or close (bounded) */
+    zc__waitlist close_waiters; /* zc_sender_closed / zc_receiver_closed: close only */
     /* Handle counts, touched by clone/drop only. */
     ZC_CACHE_ALIGNED _Atomic size_t senders;
     _Atomic size_t receivers;
@@ -75,5 +76,14 @@ static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
  * the channel is closed. */
 bool zc__chan_recv_ready(zc__chan *ch);
 bool zc__chan_send_ready(zc__chan *ch);
+
+/* Whether the channel is closed (seq_cst: usable as the re-check half of a wait). */
+bool zc__chan_is_closed(zc__chan *ch);
+
+/* Take a receive / send waiter node off its list at the end of an operation; if it had
+ * absorbed a wake-up and a peer of its kind could use one now, pass it on (waker
+ * rule 4). */
+void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
+void zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
 
 #endif /* ZCHAN_SRC_CHAN_H */

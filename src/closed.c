@@ -20,21 +20,12 @@
 
 #include "chan.h"
 
-static bool is_closed(zc__chan *ch) {
-    return ch->bounded ? zc__ring_is_closed(&ch->q.ring) : zc__segq_is_closed(&ch->q.segq);
-}
 
-/* A fresh node (as future.c's node_init). Relaxed: not shared until it registers. */
-static void node_init(zc__waiter *n) {
-    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
-    n->zc__prev = n->zc__next = NULL;
-    n->zc__flags = 0;
-}
 
 static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) {
-    if (!is_closed(ch)) {
+    if (!zc__chan_is_closed(ch)) {
         zc__waitlist_register(&ch->close_waiters, node, w);
-        if (!is_closed(ch)) return ZC_PENDING; /* the re-check */
+        if (!zc__chan_is_closed(ch)) return ZC_PENDING; /* the re-check */
     }
     zc__waitlist_unregister(&ch->close_waiters, node); /* rule 3: no wake after ZC_OK */
     return ZC_OK;
@@ -42,7 +33,7 @@ static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) 
 
 void zc_sender_closed_init(zc_sender_closed *f, zc_sender *tx) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
 }
 
@@ -61,7 +52,7 @@ void zc_sender_closed_cancel(zc_sender_closed *f) {
 
 void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
 

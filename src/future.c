@@ -18,17 +18,9 @@
 #include "chan.h"
 #include "hooks.h"
 
-/* A fresh node: not linked, no notification. The links and waker are written when it
- * registers. Relaxed: the future is not shared with anyone until it registers. */
-static void node_init(zc__waiter *n) {
-    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
-    n->zc__prev = n->zc__next = NULL;
-    n->zc__flags = 0;
-}
-
 void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
     f->zc__done = 0;
@@ -36,14 +28,8 @@ void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
 
 void zc_recv_init(zc_recv *f, zc_receiver *rx) {
     if (!f) return;
-    node_init(&f->zc__node);
+    zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
-}
-
-/* Take node off wl; if it held a wake-up and a peer of its kind could use one now,
- * pass it on (waker rule 4). */
-static void finish(zc__waitlist *wl, zc__waiter *node, bool (*ready)(zc__chan *), zc__chan *ch) {
-    if (zc__waitlist_unregister(wl, node) && ready(ch)) zc__waitlist_notify_one(wl);
 }
 
 /* The rest of a send poll, after a first attempt that returned s. */
@@ -66,7 +52,7 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__
             w->wake(w->ctx); /* a receiver is mid-release: poll again soon */
             return ZC_PENDING;
         }
-        finish(&ch->send_waiters, &f->zc__node, zc__chan_send_ready, ch);
+        zc__chan_finish_send(ch, &f->zc__node);
         if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
@@ -91,7 +77,7 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
 void zc_send_cancel(zc_send *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
     zc__chan *ch = f->zc__tx->ch;
-    finish(&ch->send_waiters, &f->zc__node, zc__chan_send_ready, ch);
+    zc__chan_finish_send(ch, &f->zc__node);
 }
 
 /* The rest of a receive poll, after a first attempt that returned s. */
@@ -114,7 +100,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             w->wake(w->ctx); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }
-        finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+        zc__chan_finish_recv(ch, &f->zc__node);
         return s; /* ZC_OK, ZC_CLOSED */
     }
 }
@@ -135,5 +121,5 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
 void zc_recv_cancel(zc_recv *f) {
     if (!f || !f->zc__rx) return;
     zc__chan *ch = f->zc__rx->ch;
-    finish(&ch->recv_waiters, &f->zc__node, zc__chan_recv_ready, ch);
+    zc__chan_finish_recv(ch, &f->zc__node);
 }

@@ -41,11 +41,7 @@ static _Thread_local size_t tl_rotation;
 
 static void case_init(zc_select_case *c, unsigned kind, void *handle, void *out,
                       const void *msg) {
-    /* Relaxed: the case is not shared with anyone until a poll registers it. */
-    atomic_store_explicit(ZC__ATOMIC_UINT(c->zc__node.zc__state), ZC__IDLE,
-                          memory_order_relaxed);
-    c->zc__node.zc__prev = c->zc__node.zc__next = NULL;
-    c->zc__node.zc__flags = 0;
+    zc__waiter_init(&c->zc__node);
     c->zc__kind = kind;
     c->zc__handle = handle;
     c->zc__out = out;
@@ -85,18 +81,12 @@ static zc_status case_try(const zc_select_case *c) {
                                     : zc__chan_send(case_chan(c), c->zc__msg);
 }
 
-/* Take the case's node off its list; pass on a wake-up it absorbed (future.c's finish). */
+/* Take the case's node off its list; pass on a wake-up it absorbed. */
 static void case_finish(zc_select_case *c) {
-    zc__chan *ch = case_chan(c);
-    bool ready = false;
-    if (c->zc__kind == CASE_RECV) {
-        if (zc__waitlist_unregister(&ch->recv_waiters, &c->zc__node))
-            ready = zc__chan_recv_ready(ch);
-    } else {
-        if (zc__waitlist_unregister(&ch->send_waiters, &c->zc__node))
-            ready = zc__chan_send_ready(ch);
-    }
-    if (ready) zc__waitlist_notify_one(case_list(c));
+    if (c->zc__kind == CASE_RECV)
+        zc__chan_finish_recv(case_chan(c), &c->zc__node);
+    else
+        zc__chan_finish_send(case_chan(c), &c->zc__node);
 }
 
 void zc_select_cancel(zc_select *s) {

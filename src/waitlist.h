@@ -37,6 +37,14 @@ typedef struct zc__waitlist {
 
 void zc__waitlist_init(zc__waitlist *wl);
 
+/* A fresh node: not linked, no notification (the links and waker are written when it
+ * registers). Relaxed: a future is not shared with anyone until it registers. */
+static inline void zc__waiter_init(zc__waiter *n) {
+    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
+    n->zc__prev = n->zc__next = NULL;
+    n->zc__flags = 0;
+}
+
 /* [F1] The notifier's half of the Dekker pairing: called after a seq_cst RMW that made
  * the resource available. Either this load sees a waiter that registered, or that
  * waiter's re-check (after its [F2]) sees the resource. */
