@@ -26,6 +26,7 @@ done
 
 say() { printf '== %s\n' "$*" >&2; }
 start=$(date +%s)
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 mkdir -p "$results"
 tmp=$results/run.csv.tmp
 : >"$tmp"
@@ -131,5 +132,5 @@ fi
 mv "$tmp" "$results/latest.csv"
 rm -f "$results"/*-build.log.tmp
 python3 "$root/bench/summarize.py" "$results/latest.csv" --md "$results/latest.md" \
-    --png "$results/latest.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, $(date -u +%Y-%m-%d)"
+    --png "$results/latest.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
 say "done in $(($(date +%s) - start)) s: $results/latest.{csv,md,png}"
