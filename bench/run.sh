@@ -5,7 +5,9 @@
 #   bench/run.sh [--quick] [--runs K] [--rows LIST]
 #
 # --quick (counts / 10, 3 runs) is what the README's command and CI run. Results:
-# bench/results/latest.csv (every run), latest.md (the table) and latest.png (the plot).
+# bench/results/latest.csv (every run), latest.md (the table) and latest.png (the plot);
+# a --quick run writes quick.{csv,md,png} instead (not committed), so that it never
+# overwrites the committed results of a full run.
 # Environment: BENCH_BUILD_DIR (default build/bench), BENCH_JOBS (build parallelism).
 set -euo pipefail
 
@@ -129,8 +131,10 @@ else
     say "valgrind not found (apt-get install valgrind): no instruction counts"
 fi
 
-mv "$tmp" "$results/latest.csv"
+stem=latest
+[ $quick = 1 ] && stem=quick
+mv "$tmp" "$results/$stem.csv"
 rm -f "$results"/*-build.log.tmp
-python3 "$root/bench/summarize.py" "$results/latest.csv" --md "$results/latest.md" \
-    --png "$results/latest.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
-say "done in $(($(date +%s) - start)) s: $results/latest.{csv,md,png}"
+python3 "$root/bench/summarize.py" "$results/$stem.csv" --md "$results/$stem.md" \
+    --png "$results/$stem.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
+say "done in $(($(date +%s) - start)) s: $results/$stem.{csv,md,png}"
