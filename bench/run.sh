@@ -70,9 +70,11 @@ done
 
 # ---- run -------------------------------------------------------------------------------
 say "running zchan_bench ${args[*]:-}"
-"$build/bench/zchan_bench" "${args[@]}" >>"$tmp"
+# A failed measurement (a wrong checksum, a crash) fails the script, after the summary.
+failed=0
+"$build/bench/zchan_bench" "${args[@]}" >>"$tmp" || { say "zchan_bench failed: see above"; failed=1; }
 say "running zchan_bench_mem"
-"$build/bench/zchan_bench_mem" "${args[@]}" >>"$tmp"
+"$build/bench/zchan_bench_mem" "${args[@]}" >>"$tmp" || { say "zchan_bench_mem failed"; failed=1; }
 
 # The peer programs have no row 14 (memory): leave it out of their --rows.
 peer_args=()
@@ -138,3 +140,4 @@ rm -f "$results"/*-build.log.tmp
 python3 "$root/bench/summarize.py" "$results/$stem.csv" --md "$results/$stem.md" \
     --png "$results/$stem.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
 say "done in $(($(date +%s) - start)) s: $results/$stem.{csv,md,png}"
+exit $failed
