@@ -47,6 +47,7 @@
 #include <zchan/config.h>
 
 #include "atomic.h"
+#include "waitlist.h"
 
 /* ZCHAN_PARKER_FORCE_CONDVAR lets a test build this file with the fallback in a futex
  * build (tests/unit/CMakeLists.txt, test_park_condvar). */
@@ -131,6 +132,10 @@ static bool sleep_until(_Atomic unsigned int *word, unsigned int expected, uint6
 }
 
 static void wake_sleeper(zc_parker *p) {
+    /* A private FUTEX_WAKE uses the address only and never reads the memory, so p may be
+     * gone by the time it runs: let a waiter list that is waking us through this parker
+     * release the node now (the sleeper's future need not wait for our system call). */
+    zc__waitlist_wake_done(p);
     syscall(SYS_futex, state_of(p), FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 

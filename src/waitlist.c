@@ -15,6 +15,10 @@
  *   register that finds its node WAKING and that thread-local pointing at it is inside
  *   its own wake: it takes the node over (WOKEN) and clears the thread-local, telling the
  *   notifier not to touch the node after wake returns.
+ * - Early release: a wake that is done with its context before it returns (the futex
+ *   parker, whose futex_wake system call needs only an address) calls
+ *   zc__waitlist_wake_done, which marks the node WOKEN at once; a woken thread then does
+ *   not spin while its notifier is still inside the system call.
  * - One at a time: notify_all pops and wakes nodes one by one, so a wake that polls
  *   some other future of the same list finds that node still WAITING.
  *
@@ -32,7 +36,12 @@
 
 #include "hooks.h"
 
-static _Thread_local zc__waiter *tl_waking; /* node whose wake this thread is inside */
+/* The node whose wake this thread is inside, and that wake's context. */
+struct waking {
+    zc__waiter *node;
+    void *ctx;
+};
+static _Thread_local struct waking tl_waking;
 
 static inline _Atomic unsigned int *node_state(zc__waiter *n) {
     return ZC__ATOMIC_UINT(n->zc__state);
@@ -89,10 +98,10 @@ static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
 static void wait_not_waking(zc__waiter *n) {
     /* [W2] acquire pairs with [W1]. */
     if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
-    if (tl_waking == n) {
+    if (tl_waking.node == n) {
         /* We are inside n's wake, on the notifier's own stack: tell the notifier to leave
          * the node alone, and finish its transition ourselves. Relaxed: same thread. */
-        tl_waking = NULL;
+        tl_waking.node = NULL;
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
         return;
     }
@@ -115,15 +124,26 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     unlock(wl);
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
-    zc__waiter *outer = tl_waking;
-    tl_waking = n;
+    struct waking outer = tl_waking;
+    tl_waking.node = n;
+    tl_waking.ctx = w.ctx;
     w.wake(w.ctx);
-    if (tl_waking == n) {
+    if (tl_waking.node == n) {
         /* [W1] release: our wake call is over; the owner may free the node now. */
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
     }
     tl_waking = outer;
     return true;
+}
+
+void zc__waitlist_wake_done(const void *ctx) {
+    zc__waiter *n = tl_waking.node;
+    if (n && tl_waking.ctx == ctx) {
+        tl_waking.node = NULL; /* the notifier leaves the node alone from here on */
+        /* [W1] release, as in notify_one: the rest of this wake touches nothing of the
+         * owner's, so the owner may return (and free its parker) now. */
+        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
+    }
 }
 
 void zc__waitlist_notify_all(zc__waitlist *wl) {
