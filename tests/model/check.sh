@@ -1,0 +1,108 @@
+#!/bin/sh
+# check.sh: check the waiter-list model (waitlist.pml) exhaustively with spin, in every
+# configuration below, and print the states each one explored.
+#
+# usage: tests/model/check.sh [--fix=N] [--mutants] [--full] [--keep]
+#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml) instead of the code
+#              as it is
+#   --mutants  check instead that every deliberate bug (MUTANT_* in waitlist.pml) is
+#              caught, on the model with FIX_PENDING=1 (the code as it is already fails)
+#   --full     add the larger configurations (three receivers: a few minutes, ~2 GiB)
+#   --keep     keep the work directory (pan, trails) and print where it is
+# Needs spin (Debian: apt-get install spin) and a C compiler (cc). Exit status: 0 every
+# configuration held (or, with --mutants, every mutant was caught), 1 otherwise, 77
+# spin is missing (ctest reads that as skipped).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+fix=0
+mutants=0
+full=0
+keep=0
+for arg in "$@"; do
+    case $arg in
+    --fix=*) fix=${arg#--fix=} ;;
+    --mutants) mutants=1 ;;
+    --full) full=1 ;;
+    --keep) keep=1 ;;
+    *) echo "usage: $0 [--fix=N] [--mutants] [--full] [--keep]" >&2; exit 2 ;;
+    esac
+done
+command -v spin >/dev/null 2>&1 || { echo "check.sh: spin not found (apt-get install spin)"; exit 77; }
+CC=${CC:-cc}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/zchan-model.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp "$here/waitlist.pml" "$work/"
+cd "$work"
+
+# name | spin -D options. Receivers, senders, messages per sender, capacity 1, one
+# cancel per task; with and without the close at the end (without it, a lost wake-up
+# for a message cannot be hidden by the close's wake-all).
+configs="
+2 receivers, 1 sender, no close|-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=0
+2 receivers, 1 sender, close|-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=1
+1 receiver, 2 senders, no close|-DNRECV=1 -DNSEND=2 -DMSGS=1 -DCLOSE_AT_END=0
+1 receiver, 2 senders, close|-DNRECV=1 -DNSEND=2 -DMSGS=1 -DCLOSE_AT_END=1
+1 receiver, 1 sender x 2 messages, no close|-DNRECV=1 -DNSEND=1 -DMSGS=2 -DCLOSE_AT_END=0
+2 receivers (one may close), 1 sender|-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=0 -DRECV_CLOSES=1"
+if [ "$full" = 1 ]; then
+    configs="$configs
+3 receivers, 1 sender, no cancels, no close|-DNRECV=3 -DNSEND=1 -DMSGS=1 -DCANCELS=0 -DCLOSE_AT_END=0
+2 receivers, 1 sender x 2 messages, close|-DNRECV=2 -DNSEND=1 -DMSGS=2 -DCLOSE_AT_END=1"
+fi
+
+# run DEFINES REPORT: build and run pan; sets $verdict (held / violated) and $states. With
+# REPORT=1 a violation's trail is kept and the command that replays it printed.
+run() {
+    spin -a $1 waitlist.pml >spin.out 2>&1 || { cat spin.out; exit 1; }
+    $CC -O2 -DSAFETY -DCOLLAPSE -o pan pan.c 2>cc.out || { cat cc.out; exit 1; }
+    ./pan -m200000 >pan.out 2>&1 || true
+    states=$(awk '/states, stored/ { print $1; exit }' pan.out)
+    if grep -q 'errors: 0' pan.out && ! grep -q 'max search depth too small' pan.out; then
+        verdict=held
+    else
+        verdict=violated
+        if [ "$2" = 1 ] && [ -f waitlist.pml.trail ]; then
+            n=$((n + 1))
+            mv waitlist.pml.trail "waitlist$n.trail"
+            echo "    $(grep -m1 -E 'assertion violated|invalid end state' pan.out)"
+            echo "    replay: cd $work && cp waitlist$n.trail waitlist.pml.trail &&"
+            echo "            spin -t -p -g $1 waitlist.pml"
+            keep=1
+        fi
+    fi
+    rm -f waitlist.pml.trail
+}
+
+failed=0
+n=0
+if [ "$mutants" = 0 ]; then
+    echo "model: waitlist.pml, FIX_PENDING=$fix"
+    total=0
+    printf '%s\n' "$configs" >configs
+    while IFS='|' read -r name defines; do
+        [ -n "$name" ] || continue
+        run "$defines -DFIX_PENDING=$fix" 1
+        printf '  %-48s %10s states  %s\n' "$name" "$states" "$verdict"
+        [ "$verdict" = held ] || failed=1
+        total=$((total + states))
+    done <configs
+    echo "states explored in all: $total"
+else
+    echo "mutants of waitlist.pml (FIX_PENDING=1 as the correct baseline): each must fail"
+    for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM; do
+        run "-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=0 -DFIX_PENDING=1 -DMUTANT_$m=1" 0
+        if [ "$verdict" = violated ]; then
+            printf '  %-24s caught after %s states\n' "$m" "$states"
+        else
+            printf '  %-24s NOT CAUGHT (%s states)\n' "$m" "$states"
+            failed=1
+        fi
+    done
+fi
+if [ "$keep" = 1 ]; then
+    trap - EXIT
+    echo "work directory kept: $work"
+fi
+exit $failed

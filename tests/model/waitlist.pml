@@ -1,0 +1,489 @@
+/*
+ * waitlist.pml: a Promela model of zchan's waiter-list protocol, as src/waitlist.c and
+ * src/future.c implement it, on a bounded ring (src/ring.c) with a receive list and a
+ * send list. Checked exhaustively with spin (tests/model/check.sh).
+ *
+ * What is modelled, step by step as in the C code:
+ *  - the ring as positions: a send claims position `tail` (one atomic step: the CAS,
+ *    which fails on a closed channel), then publishes it; a receive claims `head`, then
+ *    releases the slot. A claimed-but-unpublished head gives PENDING to a receive, a
+ *    claimed-but-unreleased slot gives PENDING to a send (ring.c: the peer is mid-copy);
+ *    FULL and EMPTY are answered only when they hold.
+ *  - after a successful claim, the [F1] check: the other side's `waiters` count, and
+ *    notify_one if it is not zero (chan.h zc__chan_send / zc__chan_recv).
+ *  - register: wait while WAKING, then under the lock link the node (at the front if it
+ *    was WOKEN) and count it ([F2]), or keep it if still WAITING.
+ *  - notify_one: under the lock unlink the oldest node, uncount it, mark it WAKING; then,
+ *    outside the lock, call wake; then store WOKEN ([W1]).
+ *  - unregister: IDLE -> nothing; WAITING -> under the lock unlink it (no wake-up held);
+ *    otherwise wait while WAKING, then IDLE, and report a held wake-up.
+ *  - finish (future.c): unregister, and if a wake-up was held and the resource is ready
+ *    (receive: a message held or closed; send: a free slot or closed), notify_one: the
+ *    wake-up passes to the next waiter.
+ *  - a poll: attempt; EMPTY/FULL -> register, attempt again (the re-check); still
+ *    EMPTY/FULL -> PENDING. PENDING from the ring -> unregister, wake itself, PENDING.
+ *    OK/CLOSED -> finish.
+ *  - close: set the mark, then notify_all on both lists (one notify_one at a time).
+ * Every lock-protected section is one atomic step (the lock serialises them; the only
+ * lock-free reads of what they write are the waiter count and the owner's reads of its
+ * own node state, which see the value before or after the section, as in the C code).
+ * Promela is sequentially consistent: this checks the protocol, not the C11 orderings
+ * (ThreadSanitizer and the [F1]/[F2] seq_cst argument cover those).
+ *
+ * Tasks: NRECV receive streams (poll until ZC_CLOSED) and NSEND senders (MSGS messages
+ * each through send futures). A task whose poll returned PENDING either parks until its
+ * waker runs and polls again, or is cancelled (at once: a timer won; or after its wake,
+ * before polling again) and then starts over or gives up for good, at most CANCELS
+ * times per task. With CLOSE_AT_END
+ * the last sender closes the channel once all its messages are sent (the last sender's
+ * drop); with RECV_CLOSES a receiver may close it instead, at any point.
+ *
+ * Fixes: FIX_PENDING=1 models the PENDING path (3. above) passing a wake-up it held
+ * on, as finish does (zc__chan_finish_*); FIX_PENDING=2 models it keeping its
+ * registration instead of stepping off. Without either, the model is the code as it is.
+ *
+ * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
+ * check must fail (check.sh --mutants runs them, so the properties are known to bite):
+ *  NO_FORWARD           a cancelled or completed future never passes a wake-up on
+ *  NO_RECHECK           register without the re-check
+ *  EARLY_WOKEN          notify marks the node WOKEN before calling wake (no handshake)
+ *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot
+ *
+ * Properties (assertions; a failing one is a counterexample trail):
+ *  P1 no wake after return: a wake call starts only while its future is registered
+ *     (between the link and the return of the poll that ends the registration or of its
+ *     cancel), and none is still running when that poll or cancel returns.
+ *  P2 at most one wake per registration.
+ *  P3 no lost wake-up: when nothing can move any more, no task is parked while what it
+ *     waits for holds (receiver: a message held or closed; sender: a free slot or
+ *     closed). With a close, that means every pending future ended.
+ *  P4 exactly once: when every receiver has seen ZC_CLOSED, they received every message
+ *     that a send completed, and the ring is empty.
+ */
+
+#ifndef NRECV
+#define NRECV 2
+#endif
+#ifndef NSEND
+#define NSEND 1
+#endif
+#ifndef MSGS
+#define MSGS 2 /* messages per sender */
+#endif
+#ifndef CAP
+#define CAP 1
+#endif
+#ifndef CANCELS
+#define CANCELS 1 /* cancels per task */
+#endif
+#ifndef CLOSE_AT_END
+#define CLOSE_AT_END 1
+#endif
+#ifndef FIX_PENDING
+#define FIX_PENDING 0
+#endif
+#ifndef RECV_CLOSES
+#define RECV_CLOSES 0
+#endif
+
+#define NT (NRECV + NSEND)       /* tasks: receivers 0..NRECV-1, then senders */
+#define NPOS (NSEND * MSGS + 1)  /* positions ever claimed, plus one */
+
+#define IDLE 0
+#define WAITING 1
+#define WAKING 2
+#define WOKEN 3
+
+#define RECV 0 /* the receive list: receivers wait for a message or close */
+#define SEND 1 /* the send list: senders wait for a free slot or close */
+
+#define OK 0
+#define PENDING 1
+#define FULL 2
+#define EMPTY 3
+#define CLOSED 4
+
+/* ---- the ring ---- */
+byte head, tail;   /* positions claimed by receivers / senders */
+bool pub[NPOS];    /* position published by its sender */
+bool rel[NPOS];    /* position's slot released by its receiver */
+bool closed;
+
+/* ---- the two waiter lists: list[L*NT .. L*NT+nlinked[L]-1], oldest first ---- */
+byte list[2 * NT];
+byte nlinked[2];
+byte waiters[2];   /* the count the [F1] check reads */
+byte state[NT];    /* each task's node */
+
+/* ---- the executor: one wake permit per task ---- */
+bool woken[NT];
+bool parked[NT];   /* parked on its permit after a PENDING poll */
+bool ended[NT];     /* receivers: the stream ended with ZC_CLOSED */
+
+/* ---- ghosts for the properties ---- */
+bool live[NT];      /* P1: registered, and the poll/cancel ending it has not returned */
+byte inwake[NT];    /* P1: wake calls of this task running now */
+byte wakes_reg[NT]; /* P2: wakes of the current registration */
+byte sent;          /* P4: sends that completed */
+
+/* Scratch for loops and reads that stay inside one atomic step: hidden (not part of the
+ * state vector), so stale values do not multiply the states. */
+hidden byte i, st;
+byte received;
+byte senders_left = NSEND;
+
+#define ready(L) (L == RECV -> (tail != head || closed) : (tail - head < CAP || closed))
+
+/* ---- list operations (callers hold the lock: inside an atomic step) ---- */
+
+inline link(L, n, front) {
+    if
+    :: front ->
+        i = nlinked[L];
+        do
+        :: i > 0 -> list[L * NT + i] = list[L * NT + i - 1]; i--
+        :: else -> break
+        od;
+        list[L * NT] = n
+    :: else -> list[L * NT + nlinked[L]] = n
+    fi;
+    nlinked[L]++;
+    waiters[L]++
+}
+
+inline unlink(L, n) {
+    i = 0;
+    do
+    :: list[L * NT + i] == n -> break
+    :: else -> i++
+    od;
+    do
+    :: i + 1 < nlinked[L] -> list[L * NT + i] = list[L * NT + i + 1]; i++
+    :: else -> break
+    od;
+    list[L * NT + nlinked[L] - 1] = 0;
+    nlinked[L]--;
+    waiters[L]--
+}
+
+/* ---- waitlist.c ---- */
+
+/* zc__waitlist_notify_one: res = whether a node was woken. */
+inline notify_one(L, res) {
+    atomic {
+        if
+        :: nlinked[L] == 0 -> res = false
+        :: else ->
+            n = list[L * NT];
+            unlink(L, n);
+#if MUTANT_EARLY_WOKEN
+            state[n] = WOKEN;         /* no wake-in-progress handshake */
+#else
+            state[n] = WAKING;
+#endif
+            res = true;
+            /* unlock, then wake(ctx) starts (nothing of the owner's can change in
+             * between: it waits while WAKING) */
+            assert(live[n]);          /* P1 */
+            inwake[n]++;
+            wakes_reg[n]++;
+            assert(wakes_reg[n] <= 1) /* P2 */
+        fi
+    }
+    if
+    :: res ->
+        woken[n] = true;              /* what wake does: the task's permit */
+#if MUTANT_EARLY_WOKEN
+        atomic { inwake[n]--; n = 0 }
+#else
+        atomic { inwake[n]--; state[n] = WOKEN; n = 0 } /* wake returns; [W1] */
+#endif
+    :: else -> skip
+    fi
+}
+
+inline notify_all(L) {
+    do
+    :: notify_one(L, res2);
+       if
+       :: !res2 -> break
+       :: else -> skip
+       fi
+    od
+}
+
+/* zc__waitlist_register */
+inline register(L, t) {
+    do
+    :: (state[t] != WAKING) ->        /* wait_not_waking */
+        atomic {
+            st = state[t];
+            if
+            :: st == WAKING -> skip   /* notified meanwhile: try again */
+            :: st == WAITING -> break /* still linked: keep the registration */
+            :: else ->
+                state[t] = WAITING;
+                link(L, t, st == WOKEN);
+                live[t] = true;
+                wakes_reg[t] = 0;
+                break
+            fi
+        }
+    od
+}
+
+/* zc__waitlist_unregister: res = whether the node held a wake-up. */
+inline unregister(L, t, res) {
+    if
+    :: state[t] == IDLE -> res = false
+    :: else ->
+        done = false;
+        if
+        :: state[t] == WAITING ->
+            atomic {
+                if
+                :: state[t] == WAITING ->
+                    unlink(L, t);
+                    state[t] = IDLE;
+                    res = false;
+                    done = true
+                :: else -> skip
+                fi
+            }
+        :: else -> skip
+        fi;
+        if
+        :: !done ->
+            (state[t] != WAKING);     /* [W2] */
+            state[t] = IDLE;
+            res = true
+        :: else -> skip
+        fi
+    fi
+}
+
+/* future.c finish(): take the node off; pass a held wake-up on if it can be used. */
+inline finish(L, t) {
+    unregister(L, t, res);
+    if
+#if MUTANT_NO_FORWARD
+    :: false -> skip
+#else
+    :: res && ready(L) -> notify_one(L, res2)
+#endif
+    :: else -> skip
+    fi
+}
+
+/* The end of a registration: the poll that returns non-PENDING, or the cancel. */
+inline registration_over(t) {
+    atomic { assert(inwake[t] == 0); live[t] = false; wakes_reg[t] = 0 } /* P1 */
+}
+
+/* ---- the ring and chan.h ---- */
+
+/* zc__chan_send: one attempt; after a claim, publish and the [F1] check. */
+inline try_send(s) {
+#if MUTANT_CHECK_BEFORE_CLAIM
+    res2 = waiters[RECV] != 0;        /* looks for waiters before its claim */
+#endif
+    atomic {
+        if
+        :: closed -> s = CLOSED
+        :: !closed && (tail < CAP || rel[tail - CAP]) -> k = tail; tail++; s = OK
+        :: !closed && tail >= CAP && !rel[tail - CAP] && head + CAP == tail && pub[tail - CAP] ->
+            s = FULL
+        :: !closed && tail >= CAP && !rel[tail - CAP] && head + CAP != tail -> s = PENDING
+        /* else: the previous lap's sender has not published: spin (block) */
+        fi
+    }
+    if
+    :: s == OK ->
+        atomic { pub[k] = true; k = 0 };
+        if
+#if MUTANT_CHECK_BEFORE_CLAIM
+        :: res2 -> notify_one(RECV, res2)
+#else
+        :: waiters[RECV] != 0 -> notify_one(RECV, res2)
+#endif
+        :: else -> skip
+        fi
+    :: else -> skip
+    fi
+}
+
+/* zc__chan_recv: one attempt; after a claim, release and the [F1] check. */
+inline try_recv(s) {
+    atomic {
+        if
+        :: head != tail && pub[head] -> k = head; head++; received++; s = OK
+        :: head != tail && !pub[head] -> s = PENDING
+        :: head == tail && closed -> s = CLOSED
+        :: head == tail && !closed -> s = EMPTY
+        fi
+    }
+    if
+    :: s == OK ->
+        atomic { rel[k] = true; k = 0 };
+        if
+        :: waiters[SEND] != 0 -> notify_one(SEND, res2)
+        :: else -> skip
+        fi
+    :: else -> skip
+    fi
+}
+
+inline close_channel() {
+    atomic { res = !closed; closed = true };
+    if
+    :: res -> notify_all(RECV); notify_all(SEND)
+    :: else -> skip
+    fi
+}
+
+/* ---- future.c polls: s = OK, CLOSED or PENDING ---- */
+
+inline poll(L, t, s, WOULD_WAIT) {
+    if
+    :: L == RECV -> try_recv(s)
+    :: else -> try_send(s)
+    fi;
+    registered = false;
+    do
+    :: s == WOULD_WAIT && registered -> s = PENDING; break
+    :: s == WOULD_WAIT && !registered ->
+        register(L, t);
+        registered = true;
+#if MUTANT_NO_RECHECK
+        skip
+#else
+        if                            /* the re-check */
+        :: L == RECV -> try_recv(s)
+        :: else -> try_send(s)
+        fi
+#endif
+    :: s == PENDING ->                /* a peer is mid-copy on our slot */
+#if FIX_PENDING == 1
+        finish(L, t);                 /* step off, passing a held wake-up on */
+        registration_over(t);
+#elif FIX_PENDING == 2
+        skip;                         /* stay registered, keep what it holds */
+#else
+        unregister(L, t, res);        /* future.c as it is: a held wake-up is dropped */
+        registration_over(t);
+#endif
+        woken[t] = true;              /* wake ourselves: poll again soon */
+        break
+    :: s == OK || s == CLOSED ->
+        finish(L, t);
+        registration_over(t);
+        break
+    od;
+    /* locals back to their initial values (fewer distinct states) */
+    atomic { res = false; res2 = false; done = false; registered = false }
+}
+
+/* What the executor does with a PENDING future: park until woken and poll again, or
+ * cancel it (at once: a timer won; or after its wake, before polling again) and then
+ * either start over or give the operation up for good (quit). */
+inline cancel_and_maybe_quit(L, t) {
+    cancels--;
+    finish(L, t);
+    registration_over(t);
+    if
+    :: quit = true
+    :: skip
+    fi
+}
+
+inline wait_or_cancel(L, t) {
+    if
+    :: cancels > 0 -> cancel_and_maybe_quit(L, t)
+    :: true ->
+        parked[t] = true;
+end_wait:
+        atomic { woken[t] -> woken[t] = false; parked[t] = false };
+        if
+        :: cancels > 0 -> cancel_and_maybe_quit(L, t)
+        :: true -> skip
+        fi
+    fi
+}
+
+proctype Receiver(byte t) {
+    byte s, n, k;
+    bool res, res2, done, registered, quit;
+    byte cancels = CANCELS;
+    do
+    :: poll(RECV, t, s, EMPTY);
+       if
+       :: s == OK -> skip
+       :: s == CLOSED -> ended[t] = true; break
+       :: s == PENDING ->
+           wait_or_cancel(RECV, t);
+           if
+           :: quit -> break
+           :: else -> skip
+           fi
+       fi
+    :: RECV_CLOSES && !closed -> close_channel()
+    od
+}
+
+proctype Sender(byte t) {
+    byte s, n, k, m;
+    bool res, res2, done, registered, quit;
+    byte cancels = CANCELS;
+    do
+    :: m == MSGS -> break
+    :: m < MSGS ->
+        poll(SEND, t, s, FULL);
+        if
+        :: s == OK -> m++; atomic { sent++ }
+        :: s == CLOSED -> break        /* the message stays the caller's */
+        :: s == PENDING ->
+            wait_or_cancel(SEND, t);
+            if
+            :: quit -> break           /* the message stays the caller's */
+            :: else -> skip
+            fi
+        fi
+    od;
+    atomic { senders_left--; res = senders_left == 0 };
+    if
+    :: res && CLOSE_AT_END -> close_channel()
+    :: else -> skip
+    fi;
+    ended[t] = true
+}
+
+/* P3 and P4, checked when no statement anywhere can run any more. */
+active proctype Quiescence() {
+    byte t;
+    bool all_received = true;
+    timeout ->
+    t = 0;
+    do
+    :: t < NRECV ->
+        assert(!(parked[t] && (tail != head || closed)));        /* P3 */
+        all_received = all_received && ended[t];
+        t++
+    :: t >= NRECV && t < NT ->
+        assert(!(parked[t] && (tail - head < CAP || closed)));   /* P3 */
+        t++
+    :: t == NT -> break
+    od;
+    assert(!all_received || (received == sent && head == tail)) /* P4 */
+}
+
+init {
+    byte t;
+    atomic {
+        t = 0;
+        do
+        :: t < NRECV -> run Receiver(t); t++
+        :: t >= NRECV && t < NT -> run Sender(t); t++
+        :: t == NT -> break
+        od
+    }
+}
