@@ -62,6 +62,11 @@ else
     echo "== contract: skipped (no ../shared/spec beside the project)"
 fi
 step package tests/package/run.sh
+# Reliability: memcheck, aarch64 under qemu-user, the waiter-list model, a short fuzz run.
+step valgrind scripts/valgrind.sh
+step aarch64 scripts/cross-aarch64.sh
+step model tests/model/check.sh
+if [ -x tests/fuzz/run.sh ]; then step fuzz tests/fuzz/run.sh 60; fi
 
 echo
 echo "== zchan tests, by step"

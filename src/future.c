@@ -8,7 +8,8 @@
  *   2. empty: register the node ([F2] in waitlist.c), then try the queue once more
  *      (the re-check that pairs with the notifier's [F1]); still empty -> ZC_PENDING.
  *   3. ZC_PENDING from the queue (a peer is between claiming and publishing the very
- *      slot we need): take the node off, call our own waker and return ZC_PENDING,
+ *      slot we need): take the node off (passing on a wake-up it held, as in 1), call
+ *      our own waker and return ZC_PENDING,
  *      so the executor re-polls soon instead of sleeping on a wake-up that the stalled
  *      peer cannot be relied on to send.
  * Source: register-then-recheck (Dekker) as in tokio's Notify and crossbeam's
@@ -48,7 +49,9 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__
             continue;
         }
         if (s == ZC_PENDING) {
-            zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
+            /* Step off, passing on a wake-up we held (a cancel after our self-wake would
+             * otherwise lose it: found by the spin model, tests/model). */
+            zc__chan_finish_send(ch, &f->zc__node);
             w->wake(w->ctx); /* a receiver is mid-release: poll again soon */
             return ZC_PENDING;
         }
@@ -96,7 +99,8 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             continue;
         }
         if (s == ZC_PENDING) {
-            zc__waitlist_unregister(&ch->recv_waiters, &f->zc__node);
+            /* Step off, passing on a wake-up we held (see the send side). */
+            zc__chan_finish_recv(ch, &f->zc__node);
             w->wake(w->ctx); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }

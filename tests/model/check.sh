@@ -3,7 +3,8 @@
 # configuration below, and print the states each one explored.
 #
 # usage: tests/model/check.sh [--fix=N] [--mutants] [--full] [--keep]
-#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml) instead of the code
+#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml; 0 is the code before
+#              the PENDING-path fix, which fails) instead of the code
 #              as it is
 #   --mutants  check instead that every deliberate bug (MUTANT_* in waitlist.pml) is
 #              caught, on the model with FIX_PENDING=1 (the code as it is already fails)
@@ -15,7 +16,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-fix=0
+fix=1 # the code as it is (see waitlist.pml)
 mutants=0
 full=0
 keep=0

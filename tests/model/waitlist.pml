@@ -39,8 +39,10 @@
  * drop); with RECV_CLOSES a receiver may close it instead, at any point.
  *
  * Fixes: FIX_PENDING=1 models the PENDING path (3. above) passing a wake-up it held
- * on, as finish does (zc__chan_finish_*); FIX_PENDING=2 models it keeping its
- * registration instead of stepping off. Without either, the model is the code as it is.
+ * on, as finish does (zc__chan_finish_*): this is the code as it is now (the default).
+ * FIX_PENDING=0 is the code before that fix, which dropped the held wake-up (the model
+ * found the lost wake-up: two receivers, one of which closes); FIX_PENDING=2 models
+ * keeping the registration instead of stepping off.
  *
  * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
  * check must fail (check.sh --mutants runs them, so the properties are known to bite):
@@ -80,7 +82,7 @@
 #define CLOSE_AT_END 1
 #endif
 #ifndef FIX_PENDING
-#define FIX_PENDING 0
+#define FIX_PENDING 1 /* future.c as it is now: the PENDING path passes a held wake-up on */
 #endif
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0
