@@ -67,6 +67,10 @@ step valgrind scripts/valgrind.sh
 step aarch64 scripts/cross-aarch64.sh
 step model tests/model/check.sh
 if [ -x tests/fuzz/run.sh ]; then step fuzz tests/fuzz/run.sh 60; fi
+# The benchmarks must keep building and running (times are not judged here): quick mode,
+# in its own build folder, writing bench/results/quick.* (ignored by git).
+zc_need_packages python3 gnuplot-nox libglib2.0-dev libck-dev dpdk-dev || exit 1
+BENCH_BUILD_DIR=$PWD/build/bench step bench bench/run.sh --quick
 
 echo
 echo "== zchan tests, by step"
