@@ -185,6 +185,23 @@ static int co_spawn(runtime *rt, void (*fn)(void *), void *arg) {
     return 0;
 }
 
+/* Take c off its runtime's run queue if a wake left it there. rt's thread only. */
+static void unqueue(runtime *rt, coro *c) {
+    pthread_mutex_lock(&rt->mu);
+    if (c->queued) {
+        coro *prev = NULL, **link = &rt->head;
+        while (*link != c) {
+            prev = *link;
+            link = &prev->next;
+        }
+        *link = c->next;
+        if (rt->tail == c)
+            rt->tail = prev;
+        c->queued = false;
+    }
+    pthread_mutex_unlock(&rt->mu);
+}
+
 /* A runtime's thread: resume runnable coroutines; park while there is none. */
 static void *rt_main(void *arg) {
     runtime *rt = arg;
@@ -214,7 +231,11 @@ static void *rt_main(void *arg) {
 #endif
         switch_to(&rt->sched, &c->ctx, c->stack, STACK_SIZE, fiber, false);
         if (c->done) {
-            /* Its last future completed before it ended: no wake of it can come. */
+            /* Its last future completed before it ended: no wake of it can come now. But
+             * a wake that came while it still ran (its future was notified and then
+             * completed without suspending) may have left it on the run queue: take it
+             * off before freeing it. */
+            unqueue(rt, c);
 #ifdef CO_TSAN
             __tsan_destroy_fiber(c->tsan_fiber);
 #endif
