@@ -1140,6 +1140,133 @@ static void test_completed_send_is_never_reported_empty_behind_a_stalled_one(voi
     }
 }
 
+/* ---- (rule 4) a wake-up absorbed by a poll that returns PENDING through a self-wake
+ * must not be lost when the future is then cancelled ---------------------------------- */
+
+/* A peer thread that holds its slot claimed (a sender before publishing it, or a
+ * receiver before releasing it) for `delay` pauses at its SLOT_CLAIMED hook point, then
+ * finishes, and its [F1] check wakes the first waiter of the other side. */
+typedef struct slow_peer {
+    atomic_uint go, claimed, done; /* round numbers (release / acquire) */
+    zc_sender *tx;                 /* the peer sends through tx, or receives through rx */
+    zc_receiver *rx;               /* (both written before go) */
+    unsigned delay;                /* written before go */
+    unsigned rounds;
+} slow_peer;
+
+static _Thread_local slow_peer *slow_me;
+
+static void slow_peer_hook(zc__hook_point point, void *ctx) {
+    (void)ctx;
+    slow_peer *sp = slow_me;
+    if (point != ZC__HOOK_SLOT_CLAIMED || sp == NULL) return;
+    atomic_store_explicit(&sp->claimed, atomic_load_explicit(&sp->go, memory_order_relaxed),
+                          memory_order_release);
+    spin(sp->delay);
+}
+
+static void *slow_peer_main(void *arg) {
+    slow_peer *sp = arg;
+    for (unsigned round = 1; round <= sp->rounds; round++) {
+        await_uint(&sp->go, round);
+        slow_me = sp;
+        uint64_t v = round;
+        if (sp->tx != NULL)
+            (void)zc_try_send(sp->tx, &v);
+        else
+            (void)zc_try_recv(sp->rx, &v);
+        slow_me = NULL;
+        atomic_store_explicit(&sp->done, round, memory_order_release);
+    }
+    return NULL;
+}
+
+/* Futures A and B wait on one side of a bounded(1) channel (A first): receivers on an
+ * empty one, or senders on a full one. A peer of the other side claims the slot and
+ * holds it; A is polled again meanwhile: the ring says PENDING (the peer is mid-copy),
+ * so A's poll steps off the list, wakes itself and returns PENDING, and A's executor
+ * cancels it (a timeout). If the peer's [F1] wake reached A in the moment between A's
+ * look at the slot and A's stepping off, A held that wake-up: it must reach B (waker
+ * rule 4), or B waits while what it waits for is there. The peer's hold is steered (as
+ * in scenario 9) so that it ends about when A looks, round after round. */
+static void run_cancel_after_a_self_woken_pending_poll(bool receivers) {
+    const unsigned ROUNDS = scenario_rounds(20000);
+    static slow_peer sp;
+    atomic_init(&sp.go, 0);
+    atomic_init(&sp.claimed, 0);
+    atomic_init(&sp.done, 0);
+    sp.rounds = ROUNDS;
+    sp.delay = 200;
+    zc__test_set_hook(slow_peer_hook, NULL);
+    pthread_t t;
+    start_thread(&t, slow_peer_main, &sp);
+    unsigned early = 0, late = 0, stranded = 0, first_stranded = 0;
+    for (unsigned round = 1; round <= ROUNDS; round++) {
+        fixture f;
+        fixture_init(&f, 1);
+        zc_recv r[2];
+        zc_send s[2];
+        uint64_t msg[2], out = 0;
+        zc_status sa;
+        if (receivers) {
+            pend_receivers(&f, r, 2);
+            sp.tx = f.tx;
+            sp.rx = NULL;
+        } else {
+            pend_senders(&f, s, msg, 2);
+            sp.tx = NULL;
+            sp.rx = f.rx;
+        }
+        atomic_store_explicit(&sp.go, round, memory_order_release);
+        await_uint(&sp.claimed, round);
+        if (receivers) {
+            sa = zc_recv_poll(&r[0], &f.w[0], &out);
+            if (sa == ZC_PENDING) zc_recv_cancel(&r[0]);
+        } else {
+            sa = zc_send_poll(&s[0], &f.w[0]);
+            if (sa == ZC_PENDING) zc_send_cancel(&s[0]);
+        }
+        await_uint(&sp.done, round);
+        unsigned step = 1 + round % 7;
+        bool b_can_go = channel_len(&f) == (receivers ? 1u : 0u);
+        if (sa == ZC_OK) { /* the peer finished while A looked: hold longer */
+            early++;
+            sp.delay += step;
+        } else if (wakes(&f, 1) == 1) { /* it finished after A stepped off: B woken */
+            late++;
+            sp.delay = sp.delay > step ? sp.delay - step : 0;
+        } else if (b_can_go) {
+            if (stranded++ == 0) first_stranded = round;
+            sp.delay = sp.delay > step ? sp.delay - step : 0;
+        }
+        if (receivers) {
+            zc_recv_cancel(&r[1]);
+        } else {
+            zc_send_cancel(&s[0]);
+            zc_send_cancel(&s[1]);
+        }
+        fixture_done(&f);
+    }
+    pthread_join(t, NULL);
+    zc__test_set_hook(NULL, NULL);
+    print_message("self-woken %s cancelled: %u rounds, %u early, %u late, %u with B "
+                  "stranded (first in round %u)\n",
+                  receivers ? "receiver" : "sender", ROUNDS, early, late, stranded,
+                  first_stranded);
+    assert_int_equal(stranded, 0);
+    assert_true(early > 0 && late > 0); /* the peer finished on both sides of the look */
+}
+
+static void test_receiver_cancelled_after_a_self_woken_poll_strands_no_waiter(void **state) {
+    (void)state;
+    run_cancel_after_a_self_woken_pending_poll(true);
+}
+
+static void test_sender_cancelled_after_a_self_woken_poll_strands_no_waiter(void **state) {
+    (void)state;
+    run_cancel_after_a_self_woken_pending_poll(false);
+}
+
 #endif /* ZCHAN_TEST_HOOKS */
 
 /* An optional argument runs only the tests whose names match it (cmocka's pattern). */
@@ -1173,6 +1300,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_circulating_messages_never_meet_a_false_full),
 #if ZCHAN_TEST_HOOKS
         cmocka_unit_test(test_completed_send_is_never_reported_empty_behind_a_stalled_one),
+        cmocka_unit_test(test_receiver_cancelled_after_a_self_woken_poll_strands_no_waiter),
+        cmocka_unit_test(test_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,578 @@
+/*
+ * fuzz_ops: a libFuzzer target that turns its input into a sequence of operations on
+ * one MPMC channel, on one thread, and checks every result against a small reference
+ * model of the contract (spec/api.md).
+ *
+ * Input: byte 0 chooses the channel (bounded with an odd capacity, or unbounded; an
+ * element size from 1 to 257 bytes; drop_msg on or off); then each op is one byte
+ * (the low 4 bits: which op; the high 4 bits: which handle or future slot), followed by
+ * nothing else. Ops: try_send, try_recv, start/poll/cancel a send future, start/poll/
+ * cancel a receive future (four slots each, each with its own counting waker), clone
+ * or drop a sender or receiver handle, close from either side, zero-timeout blocking
+ * send/recv, bad-argument calls, and "new channel" (drop everything, start again).
+ *
+ * Checked after every op (abort() with a message on the first difference):
+ *  - status codes: ZC_FULL only at cap messages, ZC_EMPTY only with none held,
+ *    ZC_CLOSED exactly when closed (and, for receives, drained), a pending send future
+ *    only on a full bounded channel, a pending receive future only on an empty one;
+ *    ZC_TIMEDOUT for zero-timeout calls that would wait; ZC_EINVAL for bad arguments;
+ *  - exactly once and FIFO: every message received is the oldest one the model holds,
+ *    byte for byte; a cancelled or refused send leaves its message untouched;
+ *  - drop_msg: called only while the last receiver is dropped, once for each message
+ *    left (compared as a multiset of payloads), never for a cancelled or refused send;
+ *  - zc_*_info: len, capacity, handle counts, closed;
+ *  - the waker contract on one thread: no wake of a future that is not pending (after
+ *    it completed or was cancelled); at most one wake per registration; at most one
+ *    receiver and one sender woken by any op but close and the last drops; close wakes
+ *    every pending future; and no lost wake-up: at least min(held, pending receivers)
+ *    pending receive futures, and at least min(free slots, pending senders) pending send
+ *    futures, have a wake they have not yet been polled for.
+ * Whatever the channel allocated must be freed once every handle is dropped (LeakSanitizer).
+ *
+ * Built with clang -fsanitize=fuzzer (tests/fuzz/run.sh). With FUZZ_STANDALONE defined
+ * it has its own main instead, for compilers without libFuzzer: it runs the files named
+ * on the command line, then (with -r N) N inputs from a fixed pseudo-random sequence.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zchan/block.h>
+#include <zchan/mpmc.h>
+
+#define HANDLES 4 /* sender and receiver handle slots */
+#define FUTURES 4 /* send and receive future slots */
+#define MAX_MSGS 8192
+#define MAX_ELEM 257
+
+static const size_t caps[] = {1, 2, 3, 5, 7, 31, 32, 33, 100};
+static const size_t elem_sizes[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100, MAX_ELEM};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "fuzz_ops: op %zu: ", ops_done);                              \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fprintf(stderr, "\n");                                                         \
+            abort();                                                                       \
+        }                                                                                  \
+    } while (0)
+
+static size_t ops_done;
+
+/* The payload of message id: its bytes say which message it is (as far as elem_size
+ * allows) and differ from one position to the next. */
+static void payload(uint32_t id, size_t elem_size, unsigned char *out) {
+    for (size_t i = 0; i < elem_size; i++)
+        out[i] = (unsigned char)((id >> (8 * (i % 4))) ^ (i * 0x9d));
+}
+
+/* ---- the reference model ---- */
+
+typedef struct model {
+    bool exists;
+    bool bounded;
+    size_t cap, elem_size;
+    bool with_drop;
+    uint32_t queue[MAX_MSGS]; /* ids held, oldest at head */
+    size_t head, len;
+    uint32_t next_id;
+    bool closed;
+    size_t senders, receivers; /* live handles */
+} model;
+
+/* A future slot: its channel handle slot, its waker's count, and what it last saw. */
+typedef struct future_slot {
+    bool pending;      /* its last poll returned ZC_PENDING, not cancelled since */
+    bool completed;    /* a send future that returned ZC_OK or ZC_CLOSED */
+    unsigned handle;   /* index of the handle it was started on */
+    unsigned wakes;    /* calls of its waker */
+    unsigned seen;     /* wakes when it was last polled or cancelled */
+    uint32_t id;       /* a send future's message */
+    unsigned char msg[MAX_ELEM];
+    zc_send send;
+    zc_recv recv;
+} future_slot;
+
+static struct {
+    model m;
+    zc_sender *tx[HANDLES];
+    zc_receiver *rx[HANDLES];
+    future_slot sf[FUTURES], rf[FUTURES];
+    /* drop_msg: allowed only inside the last receiver's drop; compared as a multiset */
+    bool drop_allowed;
+    size_t dropped;
+    uint32_t expect_drop[MAX_MSGS];
+    size_t expect_drops;
+} S;
+
+static void wake_count(void *ctx) { ((future_slot *)ctx)->wakes++; }
+
+static zc_waker waker_of(future_slot *f) {
+    zc_waker w = {wake_count, f};
+    return w;
+}
+
+static void on_drop(void *msg, void *ctx) {
+    (void)ctx;
+    CHECK(S.drop_allowed, "drop_msg called outside the last receiver's drop");
+    unsigned char want[MAX_ELEM];
+    for (size_t i = 0; i < S.expect_drops; i++) {
+        payload(S.expect_drop[i], S.m.elem_size, want);
+        if (memcmp(want, msg, S.m.elem_size) == 0) {
+            S.expect_drop[i] = S.expect_drop[--S.expect_drops];
+            S.dropped++;
+            return;
+        }
+    }
+    CHECK(false, "drop_msg got a message the channel did not hold (or got it twice)");
+}
+
+static size_t free_slots(void) { return S.m.bounded ? S.m.cap - S.m.len : SIZE_MAX; }
+
+static void model_push(uint32_t id) {
+    CHECK(S.m.len < MAX_MSGS, "model overflow");
+    S.m.queue[(S.m.head + S.m.len) % MAX_MSGS] = id;
+    S.m.len++;
+}
+
+static uint32_t model_pop(void) {
+    uint32_t id = S.m.queue[S.m.head];
+    S.m.head = (S.m.head + 1) % MAX_MSGS;
+    S.m.len--;
+    return id;
+}
+
+/* What a send must return now: ZC_OK, ZC_FULL or ZC_CLOSED. */
+static zc_status expected_send(void) {
+    if (S.m.closed) return ZC_CLOSED;
+    if (S.m.bounded && S.m.len == S.m.cap) return ZC_FULL;
+    return ZC_OK;
+}
+
+static zc_status expected_recv(void) {
+    if (S.m.len > 0) return ZC_OK;
+    return S.m.closed ? ZC_CLOSED : ZC_EMPTY;
+}
+
+static void check_received(const unsigned char *got) {
+    unsigned char want[MAX_ELEM];
+    payload(model_pop(), S.m.elem_size, want);
+    CHECK(memcmp(want, got, S.m.elem_size) == 0, "received a message out of order");
+}
+
+/* ---- handles ---- */
+
+static int live_tx(unsigned pick) {
+    for (unsigned k = 0; k < HANDLES; k++)
+        if (S.tx[(pick + k) % HANDLES]) return (int)((pick + k) % HANDLES);
+    return -1;
+}
+
+static int live_rx(unsigned pick) {
+    for (unsigned k = 0; k < HANDLES; k++)
+        if (S.rx[(pick + k) % HANDLES]) return (int)((pick + k) % HANDLES);
+    return -1;
+}
+
+static void check_info(void) {
+    if (!S.m.exists) return;
+    zc_info info;
+    int t = live_tx(0), r = live_rx(0);
+    zc_status st = t >= 0 ? zc_sender_info(S.tx[t], &info) : zc_receiver_info(S.rx[r], &info);
+    CHECK(st == ZC_OK, "info gave %s", zc_status_str(st));
+    CHECK(info.len == S.m.len, "info.len %zu, model %zu", info.len, S.m.len);
+    CHECK(info.capacity == (S.m.bounded ? S.m.cap : SIZE_MAX), "info.capacity");
+    CHECK(info.senders == S.m.senders, "info.senders %zu, model %zu", info.senders,
+          S.m.senders);
+    CHECK(info.receivers == S.m.receivers, "info.receivers");
+    CHECK(info.closed == S.m.closed, "info.closed");
+}
+
+/* ---- futures ---- */
+
+/* Poll send future slot i; it must be started. */
+static void poll_send(future_slot *f) {
+    zc_waker w = waker_of(f);
+    zc_status want = expected_send();
+    bool was_completed = f->completed;
+    zc_status st = zc_send_poll(&f->send, &w);
+    f->seen = f->wakes;
+    if (was_completed) {
+        CHECK(st == ZC_OK || st == ZC_CLOSED, "completed send polled again: %s",
+              zc_status_str(st));
+        return; /* the same status again, nothing sent */
+    }
+    if (want == ZC_FULL) want = ZC_PENDING;
+    CHECK(st == want, "send poll gave %s, expected %s", zc_status_str(st),
+          zc_status_str(want));
+    f->pending = st == ZC_PENDING;
+    if (st == ZC_OK) model_push(f->id);
+    if (st == ZC_OK || st == ZC_CLOSED) f->completed = true;
+    unsigned char want_msg[MAX_ELEM];
+    payload(f->id, S.m.elem_size, want_msg);
+    CHECK(memcmp(want_msg, f->msg, S.m.elem_size) == 0, "a send changed its message");
+}
+
+static void poll_recv(future_slot *f) {
+    zc_waker w = waker_of(f);
+    zc_status want = expected_recv();
+    unsigned char out[MAX_ELEM + 1];
+    memset(out, 0xee, sizeof out);
+    zc_status st = zc_recv_poll(&f->recv, &w, out);
+    f->seen = f->wakes;
+    if (want == ZC_EMPTY) want = ZC_PENDING;
+    CHECK(st == want, "recv poll gave %s, expected %s", zc_status_str(st),
+          zc_status_str(want));
+    f->pending = st == ZC_PENDING;
+    if (st == ZC_OK) check_received(out);
+    CHECK(out[S.m.elem_size] == 0xee, "recv wrote past elem_size");
+}
+
+static void cancel_send(future_slot *f) {
+    zc_send_cancel(&f->send);
+    f->pending = false;
+    f->seen = f->wakes;
+}
+
+static void cancel_recv(future_slot *f) {
+    zc_recv_cancel(&f->recv);
+    f->pending = false;
+    f->seen = f->wakes;
+}
+
+/* Cancel the futures started on handle h of one kind (before that handle is dropped). */
+static void cancel_futures_on(future_slot *fs, unsigned h, bool send) {
+    for (unsigned i = 0; i < FUTURES; i++) {
+        if (fs[i].handle != h) continue;
+        if (send && !fs[i].completed)
+            cancel_send(&fs[i]);
+        else if (!send)
+            cancel_recv(&fs[i]);
+        fs[i].completed = false;
+        fs[i].handle = HANDLES; /* not started */
+    }
+}
+
+/* ---- the waker contract, after every op ---- */
+
+static void check_wakes(unsigned *recv_before, unsigned *send_before, bool wake_all) {
+    size_t pending_r = 0, woken_r = 0, pending_s = 0, woken_s = 0;
+    unsigned new_r = 0, new_s = 0;
+    for (unsigned i = 0; i < FUTURES; i++) {
+        future_slot *r = &S.rf[i], *s = &S.sf[i];
+        new_r += r->wakes - recv_before[i];
+        new_s += s->wakes - send_before[i];
+        if (r->pending) {
+            pending_r++;
+            CHECK(r->wakes - r->seen <= 1, "receive future %u woken twice", i);
+            woken_r += r->wakes > r->seen;
+        } else {
+            CHECK(r->wakes == r->seen, "receive future %u woken while not pending", i);
+        }
+        if (s->pending) {
+            pending_s++;
+            CHECK(s->wakes - s->seen <= 1, "send future %u woken twice", i);
+            woken_s += s->wakes > s->seen;
+        } else {
+            CHECK(s->wakes == s->seen, "send future %u woken while not pending", i);
+        }
+    }
+    if (!wake_all) {
+        CHECK(new_r <= 1, "one op woke %u receivers", new_r);
+        CHECK(new_s <= 1, "one op woke %u senders", new_s);
+    }
+    size_t held = S.m.len, room = free_slots();
+    if (S.m.closed) {
+        CHECK(woken_r == pending_r, "closed, but a pending receive future was not woken");
+        CHECK(woken_s == pending_s, "closed, but a pending send future was not woken");
+    }
+    CHECK(woken_r >= (held < pending_r ? held : pending_r),
+          "lost wake-up: %zu held, %zu receivers pending, %zu woken", held, pending_r,
+          woken_r);
+    CHECK(woken_s >= (room < pending_s ? room : pending_s),
+          "lost wake-up: %zu free slots, %zu senders pending, %zu woken", room, pending_s,
+          woken_s);
+}
+
+/* ---- channel life ---- */
+
+static void drop_receiver(unsigned h) {
+    cancel_futures_on(S.rf, h, false);
+    bool last = S.m.receivers == 1;
+    if (last) {
+        S.expect_drops = 0;
+        S.dropped = 0;
+        while (S.m.len > 0)
+            S.expect_drop[S.expect_drops++] = model_pop();
+        S.drop_allowed = true;
+    }
+    size_t to_drop = S.expect_drops;
+    zc_receiver_drop(S.rx[h]);
+    S.rx[h] = NULL;
+    S.m.receivers--;
+    if (last) {
+        S.drop_allowed = false;
+        S.m.closed = true;
+        if (S.m.with_drop)
+            CHECK(S.dropped == to_drop && S.expect_drops == 0,
+                  "the last receiver's drop disposed of %zu of %zu messages", S.dropped,
+                  to_drop);
+        S.expect_drops = 0;
+    }
+}
+
+static void drop_sender(unsigned h) {
+    cancel_futures_on(S.sf, h, true);
+    zc_sender_drop(S.tx[h]);
+    S.tx[h] = NULL;
+    if (--S.m.senders == 0) S.m.closed = true;
+}
+
+static void drop_everything(void) {
+    for (unsigned h = 0; h < HANDLES; h++) {
+        if (S.rx[h]) drop_receiver(h);
+        if (S.tx[h]) drop_sender(h);
+    }
+    S.m.exists = false;
+}
+
+static void create(unsigned char how) {
+    drop_everything();
+    memset(&S.m, 0, sizeof S.m);
+    for (unsigned i = 0; i < FUTURES; i++) {
+        memset(&S.sf[i], 0, sizeof S.sf[i]);
+        memset(&S.rf[i], 0, sizeof S.rf[i]);
+        S.sf[i].handle = S.rf[i].handle = HANDLES;
+    }
+    S.m.elem_size = elem_sizes[(how >> 4) % COUNT(elem_sizes)];
+    S.m.with_drop = how & 8;
+    size_t c = how & 7;
+    S.m.bounded = c < 7;
+    S.m.cap = S.m.bounded ? caps[(c + (how >> 4)) % COUNT(caps)] : 0;
+    zc_config cfg = {S.m.elem_size, S.m.with_drop ? on_drop : NULL, NULL};
+    zc_status st = S.m.bounded ? zc_bounded(S.m.cap, &cfg, &S.tx[0], &S.rx[0])
+                               : zc_unbounded(&cfg, &S.tx[0], &S.rx[0]);
+    CHECK(st == ZC_OK, "create gave %s", zc_status_str(st));
+    S.m.exists = true;
+    S.m.senders = S.m.receivers = 1;
+}
+
+/* ---- one op ---- */
+
+static void do_op(unsigned char byte) {
+    unsigned op = byte & 15, arg = byte >> 4;
+    unsigned slot = arg % FUTURES;
+    if (!S.m.exists) {
+        create(byte);
+        return;
+    }
+    int t = live_tx(arg), r = live_rx(arg);
+    unsigned char buf[MAX_ELEM + 1], keep[MAX_ELEM];
+    zc_status st, want;
+    switch (op) {
+    case 0: /* try_send */
+    case 1:
+        if (t < 0) break;
+        payload(S.m.next_id, S.m.elem_size, buf);
+        memcpy(keep, buf, S.m.elem_size);
+        want = expected_send();
+        st = zc_try_send(S.tx[t], buf);
+        CHECK(st == want, "try_send gave %s, expected %s", zc_status_str(st),
+              zc_status_str(want));
+        CHECK(memcmp(buf, keep, S.m.elem_size) == 0, "try_send changed its message");
+        if (st == ZC_OK) model_push(S.m.next_id++);
+        break;
+    case 2: /* try_recv */
+    case 3:
+        if (r < 0) break;
+        memset(buf, 0xee, sizeof buf);
+        want = expected_recv();
+        st = zc_try_recv(S.rx[r], buf);
+        CHECK(st == want, "try_recv gave %s, expected %s", zc_status_str(st),
+              zc_status_str(want));
+        if (st == ZC_OK) check_received(buf);
+        CHECK(buf[S.m.elem_size] == 0xee, "try_recv wrote past elem_size");
+        break;
+    case 4: { /* start (or restart) a send future on a fresh message, or poll it */
+        future_slot *f = &S.sf[slot];
+        if (f->handle == HANDLES || (f->completed && arg >= 8)) {
+            if (t < 0) break;
+            if (f->pending) cancel_send(f);
+            f->handle = (unsigned)t;
+            f->completed = false;
+            f->id = S.m.next_id++;
+            payload(f->id, S.m.elem_size, f->msg);
+            zc_send_init(&f->send, S.tx[t], f->msg);
+        }
+        poll_send(f);
+        break;
+    }
+    case 5: /* cancel a send future: nothing sent; it starts over when polled again */
+        if (S.sf[slot].handle != HANDLES && !S.sf[slot].completed) cancel_send(&S.sf[slot]);
+        break;
+    case 6: { /* start a receive future, or poll it again (a stream) */
+        future_slot *f = &S.rf[slot];
+        if (f->handle == HANDLES) {
+            if (r < 0) break;
+            f->handle = (unsigned)r;
+            zc_recv_init(&f->recv, S.rx[r]);
+        }
+        poll_recv(f);
+        break;
+    }
+    case 7: /* cancel a receive future: nothing taken */
+        if (S.rf[slot].handle != HANDLES) cancel_recv(&S.rf[slot]);
+        break;
+    case 8: /* clone a sender or a receiver into a free handle slot */
+        for (unsigned h = 0; h < HANDLES; h++) {
+            if (arg & 1 && !S.tx[h] && t >= 0) {
+                S.tx[h] = zc_sender_clone(S.tx[t]);
+                CHECK(S.tx[h] != NULL, "sender clone failed");
+                S.m.senders++;
+                break;
+            }
+            if (!(arg & 1) && !S.rx[h] && r >= 0) {
+                S.rx[h] = zc_receiver_clone(S.rx[r]);
+                CHECK(S.rx[h] != NULL, "receiver clone failed");
+                S.m.receivers++;
+                break;
+            }
+        }
+        break;
+    case 9: /* drop a sender or a receiver */
+        if (arg & 1) {
+            if (t >= 0) drop_sender((unsigned)t);
+        } else if (r >= 0) {
+            drop_receiver((unsigned)r);
+        }
+        if (S.m.senders == 0 && S.m.receivers == 0) S.m.exists = false;
+        break;
+    case 10: { /* close from either side */
+        bool closed;
+        if (arg & 1) {
+            if (t < 0) break;
+            closed = zc_sender_close(S.tx[t]);
+        } else {
+            if (r < 0) break;
+            closed = zc_receiver_close(S.rx[r]);
+        }
+        CHECK(closed == !S.m.closed, "close returned %d", closed);
+        S.m.closed = true;
+        break;
+    }
+    case 11: /* zero-timeout blocking send */
+        if (t < 0) break;
+        payload(S.m.next_id, S.m.elem_size, buf);
+        want = expected_send();
+        if (want == ZC_FULL) want = ZC_TIMEDOUT;
+        st = zc_send_timeout(S.tx[t], buf, 0);
+        CHECK(st == want, "send_timeout(0) gave %s, expected %s", zc_status_str(st),
+              zc_status_str(want));
+        if (st == ZC_OK) model_push(S.m.next_id++);
+        break;
+    case 12: /* zero-timeout blocking recv */
+        if (r < 0) break;
+        memset(buf, 0xee, sizeof buf);
+        want = expected_recv();
+        if (want == ZC_EMPTY) want = ZC_TIMEDOUT;
+        st = zc_recv_timeout(S.rx[r], buf, 0);
+        CHECK(st == want, "recv_timeout(0) gave %s, expected %s", zc_status_str(st),
+              zc_status_str(want));
+        if (st == ZC_OK) check_received(buf);
+        break;
+    case 13: { /* bad arguments: ZC_EINVAL, nothing changes */
+        zc_waker null_wake = {NULL, NULL};
+        CHECK(zc_try_send(NULL, buf) == ZC_EINVAL, "try_send(NULL)");
+        if (t >= 0) CHECK(zc_try_send(S.tx[t], NULL) == ZC_EINVAL, "try_send(msg NULL)");
+        if (r >= 0) CHECK(zc_try_recv(S.rx[r], NULL) == ZC_EINVAL, "try_recv(out NULL)");
+        /* a bad waker cancels a pending future (waker rule 3) */
+        future_slot *f = &S.rf[slot];
+        if (f->handle != HANDLES) {
+            CHECK(zc_recv_poll(&f->recv, &null_wake, buf) == ZC_EINVAL, "recv poll, bad waker");
+            f->pending = false;
+            f->seen = f->wakes;
+        }
+        break;
+    }
+    case 14: /* a new channel */
+        if (arg == 15) create((unsigned char)(byte ^ 0x5a));
+        break;
+    default: /* 15: poll every started future once, as an executor's sweep */
+        for (unsigned i = 0; i < FUTURES; i++) {
+            if (S.sf[i].handle != HANDLES) poll_send(&S.sf[i]);
+            if (S.rf[i].handle != HANDLES) poll_recv(&S.rf[i]);
+        }
+        break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    memset(&S, 0, sizeof S);
+    ops_done = 0;
+    if (size == 0) return 0;
+    create(data[0]);
+    for (size_t i = 1; i < size; i++) {
+        unsigned recv_before[FUTURES], send_before[FUTURES];
+        for (unsigned k = 0; k < FUTURES; k++) {
+            recv_before[k] = S.rf[k].wakes;
+            send_before[k] = S.sf[k].wakes;
+        }
+        unsigned op = data[i] & 15;
+        bool had = S.m.exists;
+        do_op(data[i]);
+        ops_done++;
+        /* close, the last drops and a new channel may wake every waiter; a sweep polls
+         * (and a drop cancels) several futures, each of which may wake one */
+        bool wake_all = !had || op == 9 || op == 10 || op == 14 || op == 15;
+        if (S.m.exists) {
+            check_wakes(recv_before, send_before, wake_all);
+            check_info();
+        }
+    }
+    drop_everything();
+    return 0;
+}
+
+#ifdef FUZZ_STANDALONE
+/* Without libFuzzer: run each file named, then -r N pseudo-random inputs. */
+int main(int argc, char **argv) {
+    unsigned long runs = 0, files = 0;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-r") == 0 && a + 1 < argc) {
+            runs = strtoul(argv[++a], NULL, 10);
+            continue;
+        }
+        FILE *fp = fopen(argv[a], "rb");
+        if (!fp) {
+            perror(argv[a]);
+            return 2;
+        }
+        static uint8_t data[1 << 16];
+        size_t n = fread(data, 1, sizeof data, fp);
+        fclose(fp);
+        LLVMFuzzerTestOneInput(data, n);
+        files++;
+    }
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    static uint8_t data[512];
+    for (unsigned long k = 0; k < runs; k++) {
+        size_t n = 1 + (size_t)(k % sizeof data);
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            data[i] = (uint8_t)(x >> 24);
+        }
+        LLVMFuzzerTestOneInput(data, n);
+    }
+    printf("fuzz_ops: %lu files, %lu generated inputs: all held\n", files, runs);
+    return 0;
+}
+#endif
