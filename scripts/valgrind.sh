@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# zchan's unit tests and a selection of its stress tests under valgrind's memcheck: a Debug
-# build without sanitizers (build/valgrind), each test run by ctest's memcheck step with
+# zchan's unit tests, a selection of its stress tests, the scenario tests and the fuzz
+# corpus run under valgrind's memcheck. A Debug build without sanitizers (build/valgrind);
+# ctest's memcheck step runs each test with
 #     valgrind --fair-sched=yes --error-exitcode=1 --leak-check=full
 #              --errors-for-leak-kinds=definite,indirect
 # so an invalid access, a read of uninitialised memory or a definite or indirect leak fails
 # the test. --fair-sched=yes hands valgrind's one running thread around in turn; without
 # it, a thread that spins waiting for another can hold on for minutes. The compile-only
-# typed.h tests run no zchan code and are left out; so are test_scenarios (about 4 minutes
-# under valgrind) and most stress tests (6 minutes for all on 2 cores): the selection has
-# each stress program, every channel kind and every mode.
+# typed.h tests run no zchan code and are left out; test_scenarios runs 1 % of its race
+# rounds (all of them take about 4 minutes under valgrind); the stress tests are a
+# selection (all 31 take 6 minutes on 2 cores) with each stress program, every channel
+# kind and every mode.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Takes about
 # 3 minutes on 2 cores (logs: build/valgrind.log, and valgrind's own per test in
 # build/valgrind/Testing/Temporary/MemoryChecker.<test number>.log). Ends with
@@ -58,7 +60,8 @@ memcheck() {
         --overwrite MemoryCheckCommand="$(command -v valgrind)" \
         --overwrite MemoryCheckCommandOptions="--fair-sched=yes --error-exitcode=1 \
 --leak-check=full --errors-for-leak-kinds=definite,indirect" "$@" 2>&1)
-    grep -vE 'DartConfiguration|^ +(Site|Build name):|^ +Start |^ *[0-9]+/[0-9]+ MemCheck +#[0-9]+: .* Passed ' <<<"$out"
+    grep -vE 'DartConfiguration|^ +(Site|Build name):|^ +Start |^ *[0-9]+/[0-9]+ MemCheck +#[0-9]+: .* Passed ' \
+        <<<"$out"
     # ctest's closing line: "95% tests passed, 2 tests failed out of 40".
     line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' <<<"$out" | tail -n 1)
     if [ -z "$line" ]; then failed=$((failed + 1)); return; fi
@@ -73,6 +76,9 @@ memcheck() {
 }
 memcheck unit any -L unit -E '^test_typed_'
 memcheck stress ${#stress[@]} -R "^($(IFS='|'; echo "${stress[*]}"))\$"
+# The scenario tests with 1 % of their race rounds (about 25 s under valgrind), and the
+# fuzz target's checks on its corpus and 3000 generated inputs (about 15 s).
+ZCHAN_SCENARIO_SCALE=1 memcheck reliability 2 -R '^(test_scenarios|fuzz_ops_corpus)$'
 
 # valgrind's report for every test it found something in.
 for f in "$dir"/Testing/Temporary/MemoryChecker.*.log; do
