@@ -25,7 +25,7 @@
  *  (17) exactly one wake: test_future.c
  *      test_three_pending_receivers_and_one_message_make_exactly_one_wake
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+#define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -696,6 +696,46 @@ static void spin(unsigned n) {
         zc__cpu_relax();
 }
 
+/* Two racing threads steered against each other must run at the same time, so on a
+ * Linux machine with two CPUs or more, put the main thread on one CPU and the peer on
+ * another (a busy machine may otherwise keep both on one core, where one of them always
+ * wins). spread_threads returns the main thread's old mask for unspread_threads. */
+#ifdef __linux__
+static cpu_set_t spread_threads(pthread_t peer) {
+    cpu_set_t old, one;
+    CPU_ZERO(&old);
+    pthread_getaffinity_np(pthread_self(), sizeof old, &old);
+    int first = -1, second = -1;
+    for (int c = 0; c < CPU_SETSIZE && second < 0; c++) {
+        if (!CPU_ISSET(c, &old)) continue;
+        if (first < 0)
+            first = c;
+        else
+            second = c;
+    }
+    if (second >= 0) {
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        CPU_ZERO(&one);
+        CPU_SET(second, &one);
+        pthread_setaffinity_np(peer, sizeof one, &one);
+    }
+    return old;
+}
+
+static void unspread_threads(cpu_set_t old) {
+    pthread_setaffinity_np(pthread_self(), sizeof old, &old);
+}
+#else
+typedef int cpu_set_t;
+static cpu_set_t spread_threads(pthread_t peer) {
+    (void)peer;
+    return 0;
+}
+static void unspread_threads(cpu_set_t old) { (void)old; }
+#endif
+
 static void start_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
     assert_int_equal(pthread_create(t, NULL, fn, arg), 0);
 }
@@ -809,6 +849,7 @@ static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void 
     fs.skew = 0;
     pthread_t t;
     start_thread(&t, first_segment_sender, &fs);
+    cpu_set_t cpus = spread_threads(t);
     unsigned ok = 0;
     for (unsigned round = 1; round <= ROUNDS; round++) {
         drop_counter dc;
@@ -835,6 +876,7 @@ static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void 
         zc_sender_drop(fs.tx);
     }
     pthread_join(t, NULL);
+    unspread_threads(cpus);
     print_message("first-segment race: the send won %u of %u rounds\n", ok, ROUNDS);
     /* Both outcomes must have happened, or the race was never run (see above). */
     if (ok == 0 || ok == ROUNDS) skip();
@@ -1209,6 +1251,7 @@ static void run_cancel_after_a_self_woken_pending_poll(waiting_kind kind) {
     zc__test_set_hook(slow_peer_hook, NULL);
     pthread_t t;
     start_thread(&t, slow_peer_main, &sp);
+    cpu_set_t cpus = spread_threads(t);
     unsigned early = 0, late = 0, stranded = 0, first_stranded = 0;
     for (unsigned round = 1; round <= ROUNDS; round++) {
         fixture f;
@@ -1289,6 +1332,7 @@ static void run_cancel_after_a_self_woken_pending_poll(waiting_kind kind) {
         fixture_done(&f);
     }
     pthread_join(t, NULL);
+    unspread_threads(cpus);
     zc__test_set_hook(NULL, NULL);
     print_message("self-woken %s cancelled: %u rounds, %u early, %u late, %u with B "
                   "stranded (first in round %u)\n",
