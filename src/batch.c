@@ -267,7 +267,8 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
             continue; /* the re-check */
         }
         if (s == ZC_PENDING) {
-            zc__waitlist_unregister(&ch->recv_waiters, &f->zc__node);
+            /* Step off, passing on a wake-up we held (as future.c does). */
+            zc__chan_finish_recv(ch, &f->zc__node);
             w->wake(w->ctx); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }

@@ -372,7 +372,7 @@ static void do_op(unsigned char byte) {
         return;
     }
     int t = live_tx(arg), r = live_rx(arg);
-    unsigned char buf[MAX_ELEM + 1], keep[MAX_ELEM];
+    unsigned char buf[MAX_ELEM + 1] = {0}, keep[MAX_ELEM];
     zc_status st, want;
     switch (op) {
     case 0: /* try_send */
