@@ -63,7 +63,9 @@ needs_shared "$work/pc_static" && fail "pkg-config --static linked the shared li
 
 # 3. The README's example, as a user would paste it.
 # shellcheck disable=SC2016 # backquotes, not an expansion
-sed -n '/^```c$/,/^```$/{/^```/d;p}' "$src/README.md" >"$work/readme.c"
+# The first C block only: later ones are fragments.
+awk '/^```c$/ && !done {on=1; next} on && /^```$/ {on=0; done=1; next} on' \
+    "$src/README.md" >"$work/readme.c"
 [ -s "$work/readme.c" ] || fail "no C example in README.md"
 # shellcheck disable=SC2046
 quiet "$cc" "${flags[@]}" "$work/readme.c" -o "$work/readme" $(pkg-config --cflags zchan) \
