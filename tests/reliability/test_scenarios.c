@@ -857,6 +857,7 @@ static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void 
         zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &dc};
         zc_receiver *rx;
         assert_int_equal(zc_unbounded(&cfg, &fs.tx, &rx), ZC_OK);
+        /* Release: the sender's acquire in await_uint sees tx and skew. */
         atomic_store_explicit(&fs.go, round, memory_order_release);
         spin(fs.skew > 0 ? (unsigned)fs.skew : 0);
         zc_receiver_drop(rx);
@@ -864,7 +865,9 @@ static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void 
         if (fs.status == ZC_OK) {
             ok++;
             fs.skew = fs.skew > -SKEW_MAX ? fs.skew - 3 - (int)(round % 5) : -SKEW_MAX;
-            if (drop_counter_calls(&dc) != 1 || atomic_load(&dc.sum) != round)
+            /* Relaxed: the drop ran on this thread, inside zc_receiver_drop. */
+            if (drop_counter_calls(&dc) != 1 ||
+                atomic_load_explicit(&dc.sum, memory_order_relaxed) != round)
                 fail_msg("round %u: a sent message was disposed of %zu times", round,
                          drop_counter_calls(&dc));
         } else {
@@ -896,7 +899,7 @@ static void *send_into_full(void *arg) {
     blocked_send *bs = arg;
     zc_parker p;
     zc_parker_init(&p);
-    atomic_store_explicit(&bs->started, 1, memory_order_release);
+    atomic_store_explicit(&bs->started, 1, memory_order_release); /* pairs: await_uint */
     if (bs->how == 0)
         bs->status = zc_send_blocking(bs->tx, &bs->v);
     else if (bs->how == 1)
@@ -976,7 +979,7 @@ static void test_one_of_a_hundred_racing_try_sends_fills_a_bounded_1_slot(void *
             racers[i] = (racer){zc_sender_clone(f.tx), &gate, (uint64_t)i, ZC_EINVAL};
             start_thread(&t[i], try_send_once, &racers[i]);
         }
-        atomic_store_explicit(&gate, 1, memory_order_release);
+        atomic_store_explicit(&gate, 1, memory_order_release); /* pairs: try_send_once */
         int winners = 0, winner = -1;
         for (int i = 0; i < RACERS; i++) {
             pthread_join(t[i], NULL);
@@ -1203,8 +1206,9 @@ static void slow_peer_hook(zc__hook_point point, void *ctx) {
     (void)ctx;
     slow_peer *sp = slow_me;
     if (point != ZC__HOOK_SLOT_CLAIMED || sp == NULL) return;
+    /* Relaxed: this thread read go with acquire before it began the operation. */
     unsigned round = atomic_load_explicit(&sp->go, memory_order_relaxed);
-    atomic_store_explicit(&sp->claimed, round, memory_order_release);
+    atomic_store_explicit(&sp->claimed, round, memory_order_release); /* pairs: await_uint */
     /* Hold from the moment the main thread is known to be running (its ack), so that a
      * main thread descheduled while it waited does not skew the steering. */
     await_uint(&sp->acked, round);
@@ -1222,7 +1226,7 @@ static void *slow_peer_main(void *arg) {
         else
             (void)zc_try_recv(sp->rx, &v);
         slow_me = NULL;
-        atomic_store_explicit(&sp->done, round, memory_order_release);
+        atomic_store_explicit(&sp->done, round, memory_order_release); /* pairs: await_uint */
     }
     return NULL;
 }
@@ -1289,9 +1293,9 @@ static void run_cancel_after_a_self_woken_pending_poll(waiting_kind kind) {
             sp.tx = NULL;
             sp.rx = f.rx;
         }
-        atomic_store_explicit(&sp.go, round, memory_order_release);
+        atomic_store_explicit(&sp.go, round, memory_order_release); /* tx/rx/delay set */
         await_uint(&sp.claimed, round);
-        atomic_store_explicit(&sp.acked, round, memory_order_release);
+        atomic_store_explicit(&sp.acked, round, memory_order_release); /* pairs: the hook */
         if (kind == BATCH_SENDER) {
             sa = zc_send_many_poll(&batch_send, &f.w[0]);
             if (sa == ZC_PENDING) zc_send_many_cancel(&batch_send);
