@@ -99,18 +99,6 @@ static size_t channel_len(fixture *f) {
     return info.len;
 }
 
-static void expect_poll_u64(zc_recv *r, const zc_waker *w, uint64_t want) {
-    uint64_t got = ~want;
-    assert_int_equal(zc_recv_poll(r, w, &got), ZC_OK);
-    assert_int_equal(got, want);
-}
-
-static void expect_poll_pending(zc_recv *r, const zc_waker *w) {
-    uint64_t got = 0xdeadbeef;
-    assert_int_equal(zc_recv_poll(r, w, &got), ZC_PENDING);
-    assert_int_equal(got, 0xdeadbeef);
-}
-
 /* n receive futures pending on f's empty channel, future i with waker i. */
 static void pend_receivers(fixture *f, zc_recv *r, int n) {
     for (int i = 0; i < n; i++) {

@@ -52,19 +52,6 @@ static size_t channel_len(fixture *f) {
     return info.len;
 }
 
-/* Poll r and expect ZC_OK with want. */
-static void expect_poll_u64(zc_recv *r, const zc_waker *w, uint64_t want) {
-    uint64_t got = ~want;
-    assert_int_equal(zc_recv_poll(r, w, &got), ZC_OK);
-    assert_int_equal(got, want);
-}
-
-static void expect_poll_pending(zc_recv *r, const zc_waker *w) {
-    uint64_t got = 0xdeadbeef;
-    assert_int_equal(zc_recv_poll(r, w, &got), ZC_PENDING);
-    assert_int_equal(got, 0xdeadbeef);
-}
-
 /* Fill a bounded channel of capacity 1 and leave n send futures pending on it, each with
  * its own waker and message 100 + i. */
 static void pend_senders(fixture *f, zc_send *s, uint64_t *msgs, int n) {
