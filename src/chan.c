@@ -98,7 +98,7 @@ zc_sender *zc_sender_clone(zc_sender *tx) {
     size_t prev = atomic_fetch_add_explicit(&tx->ch->senders, 1, memory_order_relaxed);
     assert(prev > 0 && "zc_sender_clone on a dropped sender");
     (void)prev;
-    atomic_fetch_add_explicit(&tx->ch->handles, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&tx->ch->handles, 1, memory_order_relaxed); /* as above */
     return tx;
 }
 
@@ -108,7 +108,7 @@ zc_receiver *zc_receiver_clone(zc_receiver *rx) {
     size_t prev = atomic_fetch_add_explicit(&rx->ch->receivers, 1, memory_order_relaxed);
     assert(prev > 0 && "zc_receiver_clone on a dropped receiver");
     (void)prev;
-    atomic_fetch_add_explicit(&rx->ch->handles, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rx->ch->handles, 1, memory_order_relaxed); /* as above */
     return rx;
 }
 

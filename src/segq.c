@@ -272,7 +272,7 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
     while (((tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP) == ZC__SEG_CAP) {
         zc__backoff_snooze(&backoff);
-        tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
+        tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
     }
     /* No receiver is left; the caller's acq_rel handle-count RMW ordered every earlier
      * receive before us, so relaxed/acquire loads of head see the final state. */
@@ -283,7 +283,7 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
     if ((head >> ZC__SEG_SHIFT) != (tail >> ZC__SEG_SHIFT)) {
         while (!seg) {
             zc__backoff_snooze(&backoff);
-            seg = atomic_exchange_explicit(&q->head_seg, NULL, memory_order_acq_rel);
+            seg = atomic_exchange_explicit(&q->head_seg, NULL, memory_order_acq_rel); /* as above */
         }
     }
     while ((head >> ZC__SEG_SHIFT) != (tail >> ZC__SEG_SHIFT)) {

@@ -162,6 +162,7 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
             continue;
         }
         if (st != ZC__WAITING) {
+            /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->zc__waker = *w;
             link_node(wl, node, st == ZC__WOKEN); /* [F2] */
