@@ -1,6 +1,5 @@
 /*
- * batch.c: batch send and receive on the MPMC channel (try, futures, blocking), and the
- * two-phase send's API, not supported yet (zchan/batch.h says why).
+ * batch.c: batch send and receive on the MPMC channel (try, futures, blocking).
  *
  * A batch attempt is one ring claim of k slots (ring_batch.c) or, unbounded, a loop of
  * single segq operations; then it wakes up to k waiters of the other side, one
@@ -82,6 +81,9 @@ static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, si
         return ZC_OK;
     }
     zc_status s = zc__ring_pop_many(&ch->q.ring, out, max, &k);
+    /* A released reservation skipped: its slot is free, as in zc__chan_recv. */
+    for (; s == ZC__RING_SKIPPED; s = zc__ring_pop_many(&ch->q.ring, out, max, &k))
+        notify_up_to(&ch->send_waiters, 1); /* [F1] */
     if (s == ZC_OK) {
         notify_up_to(&ch->send_waiters, k); /* [F1] */
         *count = k;
@@ -328,45 +330,4 @@ zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *g
 
 zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got) {
     return zc_recv_many_timeout(rx, out, max, got, UINT64_MAX);
-}
-
-/* ---- Two-phase send: not supported yet (zchan/batch.h, zc_try_reserve, says why) ----- */
-
-zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
-    (void)tx;
-    (void)p;
-    return ZC_EINVAL;
-}
-
-void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
-    if (!f) return;
-    zc__waiter_init(&f->zc__node);
-    f->zc__tx = tx;
-    f->zc__permit = p;
-}
-
-zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
-    (void)f;
-    (void)w;
-    return ZC_EINVAL;
-}
-
-void zc_reserve_cancel(zc_reserve *f) { (void)f; }
-
-zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) { return zc_try_reserve(tx, p); }
-
-zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
-    (void)timeout_ns;
-    return zc_try_reserve(tx, p);
-}
-
-zc_status zc_permit_commit(zc_permit *p, const void *msg) {
-    (void)p;
-    (void)msg;
-    return ZC_EINVAL;
-}
-
-zc_status zc_permit_release(zc_permit *p) {
-    (void)p;
-    return ZC_EINVAL;
 }

@@ -59,11 +59,16 @@ static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
 }
 
 
-/* One receive attempt, waking a sender on success: ZC_OK, ZC_EMPTY, ZC_CLOSED, or
- * ZC_PENDING (a sender is mid-write on the next slot). */
+/* One receive attempt, waking a sender on success: ZC_OK, ZC_EMPTY (also while a
+ * reservation holds the next place), ZC_CLOSED, or ZC_PENDING (a sender is mid-write on
+ * the next slot). Holes left by released reservations are skipped on the way. */
 static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
     if (!ch->bounded) return zc__segq_pop(&ch->q.segq, out); /* no sender ever waits */
     zc_status s = zc__ring_pop(&ch->q.ring, out);
+    /* A released reservation skipped: its slot is free too. */
+    for (; s == ZC__RING_SKIPPED; s = zc__ring_pop(&ch->q.ring, out))
+        if (zc__waitlist_has_waiters(&ch->send_waiters)) /* [F1], as below */
+            zc__waitlist_notify_one(&ch->send_waiters);
     /* [F1]: a slot was freed by a seq_cst claim; look for a waiting sender. */
     if (s == ZC_OK && zc__waitlist_has_waiters(&ch->send_waiters))
         zc__waitlist_notify_one(&ch->send_waiters);
@@ -85,5 +90,16 @@ bool zc__chan_is_closed(zc__chan *ch);
  * rule 4). */
 void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
 void zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
+
+/* One attempt of a send-side operation on ch (a send, a reservation), with its
+ * argument: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM or ZC_PENDING, as zc__chan_send. */
+typedef zc_status (*zc__send_attempt)(zc__chan *ch, void *arg);
+
+/* The waiting part of every send-side future's poll (future.c), after a first attempt
+ * that returned s: on ZC_FULL register node with w on the senders' list and re-check
+ * with one more attempt; on ZC_PENDING step off (passing on a held wake-up) and wake w;
+ * otherwise take node off the list (passing on a held wake-up) and return s. */
+zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
+                        zc__send_attempt attempt, void *arg, zc_status s);
 
 #endif /* ZCHAN_SRC_CHAN_H */

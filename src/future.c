@@ -33,9 +33,8 @@ void zc_recv_init(zc_recv *f, zc_receiver *rx) {
     f->zc__rx = rx;
 }
 
-/* The rest of a send poll, after a first attempt that returned s. */
-static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__chan *ch,
-                                             zc_status s) {
+zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
+                        zc__send_attempt attempt, void *arg, zc_status s) {
     bool registered = false;
     for (;;) {
         if (s == ZC_FULL) {
@@ -43,22 +42,31 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
             }
-            zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
+            zc__waitlist_register(&ch->send_waiters, node, w);
             registered = true;
-            s = zc__chan_send(ch, f->zc__msg); /* the re-check */
+            s = attempt(ch, arg); /* the re-check */
             continue;
         }
         if (s == ZC_PENDING) {
             /* Step off, passing on a wake-up we held (a cancel after our self-wake would
              * otherwise lose it: found by the spin model, tests/model). */
-            zc__chan_finish_send(ch, &f->zc__node);
+            zc__chan_finish_send(ch, node);
             w->wake(w->ctx); /* a receiver is mid-release: poll again soon */
             return ZC_PENDING;
         }
-        zc__chan_finish_send(ch, &f->zc__node);
-        if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+        zc__chan_finish_send(ch, node);
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
+}
+
+static zc_status send_attempt(zc__chan *ch, void *msg) { return zc__chan_send(ch, msg); }
+
+/* The rest of a send poll, after a first attempt that returned s. */
+static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__chan *ch,
+                                             zc_status s) {
+    s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg, s);
+    if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+    return s;
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {

@@ -29,6 +29,17 @@
  *        index: they take part in the Dekker pairing with the waiter counts
  *        (see waitlist.c [F1]/[F2]): a waiter that registered before re-checking is
  *        guaranteed to see a claim that the notifier's waiter-load did not see it for.
+ *   [S3] commit/release: seq_cst CAS of a reserved stamp, then (chan layer) a seq_cst
+ *        load of the receivers' waiter count  <->  a waiting receiver's registration,
+ *        then its seq_cst re-read of the reserved stamp (zc__ring_pop_marked).
+ *
+ * Reservations (two-phase send): a reserved position's slot holds pos | mark_bit; commit
+ * publishes pos + 1 like a push; release leaves the hole (pos + 1) | mark_bit, which the
+ * receiver that reaches it skips (moving head and freeing the slot, as a receive does)
+ * and which the releaser skips itself when the hole is already at head. A receiver
+ * never passes a reservation: the message takes its place in the order at reserve time
+ * (as the Disruptor's claimed sequence and DPDK's zero-copy enqueue do), so what was
+ * sent after it waits for its commit or release.
  */
 #include "ring.h"
 
@@ -73,7 +84,9 @@ void zc__ring_destroy(zc__ring *r) {
 
 
 
-zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
+/* Claim the next send position: ZC_OK (*pos claimed, its slot free for us), ZC_FULL,
+ * ZC_CLOSED, or ZC_PENDING (a receiver is still releasing the slot we need). */
+static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     /* Relaxed: only a guess of where to start; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -89,18 +102,15 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-                zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
-                /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
-                atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
-                ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+                *pos = tail;
                 return ZC_OK;
             }
             zc__cpu_relax();
-        } else if (stamp + r->one_lap == tail + 1) {
-            /* The slot still holds the message of the previous lap. [S2] seq_cst: a
-             * waiting sender's re-check must see a receiver's claim (see map). */
+        } else if (zc__ring_held_prev_lap(r, stamp, tail)) {
+            /* The slot still holds the previous lap's message (or reservation, or hole).
+             * [S2] seq_cst: a waiting sender's re-check must see a receiver's claim. */
             size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == tail) return ZC_FULL; /* cap messages held */
+            if (head + r->one_lap == tail) return ZC_FULL; /* cap places taken */
             /* A receiver claimed that message and is still copying it out. */
             if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
             zc__backoff_snooze(&backoff);
@@ -111,6 +121,18 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
             tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         }
     }
+}
+
+zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
+    size_t tail;
+    zc_status s = ring_claim_send(r, &tail);
+    if (s != ZC_OK) return s;
+    size_t index = tail & (r->mark_bit - 1);
+    zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
+    /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
+    atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
+    ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+    return ZC_OK;
 }
 
 zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
@@ -135,6 +157,11 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
                 return ZC_OK;
             }
             zc__cpu_relax();
+        } else if (stamp & r->mark_bit) {
+            /* A reservation (wait for it) or a released hole (skip it). */
+            zc_status s = zc__ring_pop_marked(r, head, stamp);
+            if (s != ZC__RING_AGAIN) return s;
+            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
         } else if (stamp == head) {
             /* Nothing published here. [S2] seq_cst: see the map. */
             size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
@@ -151,6 +178,75 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
             head = atomic_load_explicit(&r->head, memory_order_relaxed);
         }
     }
+}
+
+zc_status zc__ring_reserve(zc__ring *r, size_t *pos) {
+    zc_status s = ring_claim_send(r, pos);
+    if (s != ZC_OK) return s;
+    /* Release: orders nothing that matters (no bytes yet); until this store a receiver
+     * sees the free stamp and waits as for any sender between claim and publish. */
+    atomic_store_explicit(zc__ring_stamp(r, *pos & (r->mark_bit - 1)), *pos | r->mark_bit,
+                          memory_order_release);
+    ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+    return ZC_OK;
+}
+
+zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg) {
+    size_t index = pos & (r->mark_bit - 1);
+    size_t reserved = pos | r->mark_bit;
+    zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
+    /* [S3] seq_cst CAS: publishes the message as [R1] does (pairs with [A2]) and, being an
+     * RMW before the caller's look at the receivers' waiter count, pairs with a waiting
+     * receiver's seq_cst re-read of the reserved stamp in zc__ring_pop_marked (Dekker).
+     * It fails only if discard abandoned the reservation: then no one reads the bytes. */
+    if (atomic_compare_exchange_strong_explicit(zc__ring_stamp(r, index), &reserved, pos + 1,
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+        return ZC_OK;
+    }
+    return ZC_CLOSED;
+}
+
+/* Move head past the hole at *head and free its slot: true on success; false if another
+ * receiver moved head first (*head is then the new value). */
+static bool ring_skip(zc__ring *r, size_t *head) {
+    size_t h = *head;
+    /* [S1] seq_cst: freeing a slot takes part in the senders' Dekker pairing as a
+     * receive's claim does; failure reloads head (relaxed: a guess). */
+    if (!atomic_compare_exchange_strong_explicit(&r->head, head, zc__ring_next(r, h),
+                                                 memory_order_seq_cst, memory_order_relaxed))
+        return false;
+    /* [R2] free the slot for the next lap; pairs with a sender's [A1]. */
+    atomic_store_explicit(zc__ring_stamp(r, h & (r->mark_bit - 1)), h + r->one_lap,
+                          memory_order_release);
+    return true;
+}
+
+bool zc__ring_release(zc__ring *r, size_t pos) {
+    _Atomic size_t *stamp = zc__ring_stamp(r, pos & (r->mark_bit - 1));
+    size_t reserved = pos | r->mark_bit;
+    /* [S3] seq_cst, as in zc__ring_commit: receivers waiting behind the reservation must
+     * see the hole, or be seen by the caller's look at their waiter count. Fails only if
+     * discard abandoned the reservation already (it left the same hole). */
+    if (!atomic_compare_exchange_strong_explicit(stamp, &reserved, (pos + 1) | r->mark_bit,
+                                                 memory_order_seq_cst, memory_order_relaxed))
+        return false;
+    /* Relaxed: a guess; ring_skip's CAS decides. At head: free the slot ourselves. */
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    return head == pos && ring_skip(r, &head);
+}
+
+zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp) {
+    _Atomic size_t *at = zc__ring_stamp(r, head & (r->mark_bit - 1));
+    if (stamp == (head | r->mark_bit)) {
+        /* [S3] seq_cst re-read: a receiver registered as a waiter before this load sees
+         * a commit or release whose waiter-count load did not see it (Dekker). */
+        return atomic_load_explicit(at, memory_order_seq_cst) == stamp ? ZC_EMPTY
+                                                                       : ZC__RING_AGAIN;
+    }
+    if (stamp == ((head + 1) | r->mark_bit)) return ring_skip(r, &head) ? ZC__RING_SKIPPED
+                                                                       : ZC__RING_AGAIN;
+    return ZC__RING_AGAIN; /* a stale head's slot, reused since */
 }
 
 bool zc__ring_close(zc__ring *r) {
@@ -189,9 +285,21 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
         size_t index = head & (r->mark_bit - 1);
         /* [A2] pairs with [R1]: wait for a sender that claimed before the close. */
         size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
+        size_t reserved = head | r->mark_bit;
         if (stamp == head + 1) {
             if (drop) drop(zc__ring_msg(r, index), ctx);
             head = zc__ring_next(r, head);
+        } else if (stamp == ((head + 1) | r->mark_bit)) {
+            head = zc__ring_next(r, head); /* a released reservation */
+        } else if (stamp == reserved) {
+            /* A reservation not committed yet: abandon it, so that its commit fails and
+             * the permit's message stays with its holder. Relaxed: only who owns the
+             * slot is decided (commit's seq_cst CAS on the same stamp); no bytes pass. */
+            if (atomic_compare_exchange_strong_explicit(zc__ring_stamp(r, index), &reserved,
+                                                        (head + 1) | r->mark_bit,
+                                                        memory_order_relaxed,
+                                                        memory_order_relaxed))
+                head = zc__ring_next(r, head);
         } else {
             zc__backoff_snooze(&backoff);
         }

@@ -44,8 +44,9 @@ void zc__ring_destroy(zc__ring *r);
  * and a short spin did not see it finish; the caller retries (or re-polls later). */
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg);
 
-/* One receive attempt. ZC_OK (copied out), ZC_EMPTY, ZC_CLOSED (closed and drained), or
- * ZC_PENDING: a sender has claimed the next slot but not yet published it. */
+/* One receive attempt. ZC_OK (copied out), ZC_EMPTY (also: a reservation holds the next
+ * place), ZC_CLOSED (closed and drained), ZC_PENDING: a sender has claimed the next slot
+ * but not yet published it, or ZC__RING_SKIPPED (see below). */
 static inline zc_status zc__ring_pop(zc__ring *r, void *out);
 
 /* Set the mark bit; true if this call set it. */
@@ -54,8 +55,41 @@ bool zc__ring_is_closed(const zc__ring *r);
 size_t zc__ring_len(const zc__ring *r);
 
 /* After close with no receiver left: hand every message still held to drop (if not
- * NULL), waiting for senders that claimed a slot before the close to publish it. */
+ * NULL), waiting for senders that claimed a slot before the close to publish it, and
+ * abandoning reservations not yet committed (their commit then fails). */
 void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx);
+
+/* ---- Reservations (the two-phase send, permit.c). A reservation claims the next send
+ * position pos as a send does, and marks its slot pos | mark_bit until the commit
+ * publishes pos + 1 (as a push does) or the release leaves (pos + 1) | mark_bit, a hole
+ * that the receiver reaching it skips. mark_bit never appears in the stamp of a free or
+ * published slot, so no other comparison can take one for the other. */
+
+/* Internal results of a receive attempt, never returned past chan.h / batch.c:
+ * SKIPPED: a hole was skipped (its slot is free: wake a sender, try again); AGAIN: the
+ * marked stamp seen is gone (head moved): reload head and look again. */
+#define ZC__RING_SKIPPED ((zc_status)100)
+#define ZC__RING_AGAIN ((zc_status)101)
+
+/* Claim the next send position for a later commit: ZC_OK (*pos set), ZC_FULL,
+ * ZC_CLOSED, or ZC_PENDING (as zc__ring_push). */
+zc_status zc__ring_reserve(zc__ring *r, size_t *pos);
+/* Write msg into reserved pos and publish it: ZC_OK, or ZC_CLOSED if the last receiver's
+ * drop abandoned the reservation (msg not taken). */
+zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg);
+/* Turn reserved pos into a hole. True if this call also skipped it (pos was at head), so
+ * that its slot is free now; false if a receiver will skip it, or discard abandoned it. */
+bool zc__ring_release(zc__ring *r, size_t pos);
+/* The slot at head carries stamp, which has mark_bit: ZC_EMPTY (a reservation holds the
+ * next place), ZC__RING_SKIPPED (this call skipped a hole), or ZC__RING_AGAIN. */
+zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
+
+/* Whether the slot of send position pos still holds what position pos - one_lap left
+ * there: a message not yet received, a reservation, or a hole not yet skipped. */
+static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_t pos) {
+    size_t s = stamp & ~r->mark_bit;
+    return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);
+}
 
 /* ---- The hot path: the first attempt is inline; anything else goes to ring.c. */
 

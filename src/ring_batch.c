@@ -69,8 +69,9 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
                 return ZC_OK;
             }
             zc__cpu_relax();
-        } else if (stamp + r->one_lap == pos + 1) {
-            /* The slot at pos still holds the message of the previous lap. [S2] seq_cst:
+        } else if (zc__ring_held_prev_lap(r, stamp, pos)) {
+            /* The slot at pos still holds the previous lap's message (or reservation, or
+             * hole). [S2] seq_cst:
              * a waiting sender's re-check must see a receiver's claim. If that message is
              * unclaimed, at most k slots were free at this load (tail only grows): full. */
             size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
@@ -120,6 +121,11 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count) {
                 return ZC_OK;
             }
             zc__cpu_relax();
+        } else if (stamp & r->mark_bit) {
+            /* At head (k == 0): a reservation (wait for it) or a released hole (skip it). */
+            zc_status s = zc__ring_pop_marked(r, head, stamp);
+            if (s != ZC__RING_AGAIN) return s;
+            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
         } else if (stamp == head) {
             /* Nothing published at head. [S2] seq_cst: see ring.c's map. */
             size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);

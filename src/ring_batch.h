@@ -23,9 +23,11 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
 
 /* Receive up to max messages (out: max * elem_size writable bytes) with one claim.
  * ZC_OK: *count (1 <= *count <= min(max, cap)) messages, the oldest ones, were copied
- *        out in order; the claim stops early at a slot whose sender is still writing.
+ *        out in order; the claim stops early at a slot whose sender is still writing,
+ *        at a reservation, or at a hole.
  * ZC_EMPTY, ZC_CLOSED (closed and drained), ZC_PENDING (a sender claimed the oldest
- * slot and has not published it yet): as zc__ring_pop. max >= 1. *count is written only
+ * slot and has not published it yet), ZC__RING_SKIPPED (the oldest place was a released
+ * reservation: skipped, its slot freed): as zc__ring_pop. max >= 1. *count is written only
  * on ZC_OK. */
 zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count);
 

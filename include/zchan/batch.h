@@ -1,8 +1,8 @@
 /**
  * @file zchan/batch.h
  * Batches on the MPMC channel: send or receive many messages in one call, as try
- * operations, poll-style futures and blocking calls; and the two-phase send
- * (reserve, then commit), which is not supported yet (see zc_try_reserve).
+ * operations, poll-style futures and blocking calls. (The two-phase send is in
+ * zchan/permit.h.)
  *
  * Messages of a batch are elem_size bytes each, laid out one after the other (an array).
  *
@@ -275,108 +275,6 @@ ZC_EXPORT zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max
  */
 ZC_EXPORT zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
                                          uint64_t timeout_ns);
-
-/* ---- Two-phase send (not supported yet) --------------------------------------------- */
-
-/** A reserved slot of a bounded channel (caller-allocated; fields private). */
-typedef struct zc_permit {
-    zc_sender *zc__tx;
-    size_t zc__pos;
-} zc_permit;
-
-/**
- * Reserve one slot of a bounded channel, to fill it later with zc_permit_commit or
- * give it back with zc_permit_release. NOT SUPPORTED YET: every reservation call
- * returns ZC_EINVAL and changes nothing.
- *
- * Why. The design asked for claims the slot's position in the ring's order at reserve
- * time (a CAS on tail, as a send) and marks the slot "reserved" until commit. That
- * makes every message sent after the reservation wait behind it: while a permit is
- * held, no receiver can take any later message, however long the permit is held
- * (typically across an await). A receiver would also report ZC_EMPTY with completed
- * sends waiting behind the permit, which breaks zc_try_recv's promise. And it needs
- * the core to learn the marker in five places, not one: the receive slow path (wait,
- * and skip a released "hole"), the send slow path (which would spin forever on a
- * marked stamp when it laps round to it), zc__ring_discard (which would wait forever
- * for a held permit when the last receiver drops), the sender wake-up after a receive
- * that only skipped a hole, and a seq_cst publish for the commit's Dekker pairing.
- * The better design reserves capacity, not a position (tokio's mpsc Permit: the
- * message takes its place in the order at commit), which needs a capacity count that
- * every send goes through; that is a change to the ring's hot path, for the lead.
- *
- * @param tx  Sender handle.
- * @param p   The permit to fill.
- * @return ZC_EINVAL (not supported yet).
- */
-ZC_EXPORT zc_status zc_try_reserve(zc_sender *tx, zc_permit *p);
-
-/** A reservation as a poll-style future (not supported yet). Caller-allocated. */
-typedef struct zc_reserve {
-    zc__waiter zc__node;
-    zc_sender *zc__tx;
-    zc_permit *zc__permit;
-} zc_reserve;
-
-/**
- * Prepare a reservation future (not supported yet: see zc_try_reserve).
- *
- * @param f   The future; NULL does nothing.
- * @param tx  Sender handle.
- * @param p   The permit the reservation fills.
- */
-ZC_EXPORT void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p);
-
-/**
- * Drive a reservation (not supported yet: see zc_try_reserve).
- *
- * @param f  An initialised future.
- * @param w  Waker; never called.
- * @return ZC_EINVAL.
- */
-ZC_EXPORT zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w);
-
-/**
- * Cancel a reservation (not supported yet; nothing to cancel).
- *
- * @param f  The future; NULL does nothing.
- */
-ZC_EXPORT void zc_reserve_cancel(zc_reserve *f);
-
-/**
- * Reserve, parking the calling thread while the channel is full (not supported yet).
- *
- * @param tx  Sender handle.
- * @param p   The permit to fill.
- * @return ZC_EINVAL.
- */
-ZC_EXPORT zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p);
-
-/**
- * As zc_reserve_blocking with a timeout (not supported yet).
- *
- * @param tx          Sender handle.
- * @param p           The permit to fill.
- * @param timeout_ns  Nanoseconds.
- * @return ZC_EINVAL.
- */
-ZC_EXPORT zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns);
-
-/**
- * Write msg into the permit's slot and publish it (not supported yet).
- *
- * @param p    A permit from a successful reservation.
- * @param msg  elem_size bytes.
- * @return ZC_EINVAL.
- */
-ZC_EXPORT zc_status zc_permit_commit(zc_permit *p, const void *msg);
-
-/**
- * Give the permit's slot back unused (not supported yet).
- *
- * @param p  A permit from a successful reservation.
- * @return ZC_EINVAL.
- */
-ZC_EXPORT zc_status zc_permit_release(zc_permit *p);
 
 #ifdef __cplusplus
 }

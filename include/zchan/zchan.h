@@ -13,6 +13,7 @@
 #include <zchan/fd.h>
 #include <zchan/select.h>
 #include <zchan/batch.h>
+#include <zchan/permit.h>
 #include <zchan/closed.h>
 #if defined(ZCHAN_HAS_BROADCAST)
 #include <zchan/broadcast.h>

@@ -1,0 +1,130 @@
+/*
+ * permit.c: the two-phase send (zchan/permit.h): reserve a place, then commit a message
+ * into it or release it.
+ *
+ * Bounded: the ring claims the place (zc__ring_reserve, the same claim as a send) and
+ * marks its slot reserved; commit publishes it with a seq_cst CAS and, as a send, then
+ * looks at the receivers' waiter count [F1]; release turns it into a hole, wakes a
+ * receiver that may be waiting behind it, and a sender if the release freed the slot at
+ * once (otherwise the receiver that skips the hole wakes the sender: chan.h). A
+ * reservation future waits exactly as a send future does (zc__send_wait), so the
+ * no-lost-wake-up argument is that of future.c. The orderings are ring.c's ([S1], [S3])
+ * and chan.h's ([F1]); this file has no atomics of its own.
+ *
+ * Unbounded: there is always room, so a reservation only checks the close mark and a
+ * commit is a plain send.
+ */
+#include <zchan/permit.h>
+
+#include "block_on.h"
+#include "chan.h"
+
+/* One reservation attempt into the permit arg: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_PENDING. */
+static zc_status reserve_attempt(zc__chan *ch, void *arg) {
+    zc_permit *p = arg;
+    if (!ch->bounded) return zc__chan_is_closed(ch) ? ZC_CLOSED : ZC_OK;
+    return zc__ring_reserve(&ch->q.ring, &p->zc__pos);
+}
+
+/* Fill p for tx after s: held on ZC_OK, empty otherwise. */
+static zc_status permit_set(zc_permit *p, zc_sender *tx, zc_status s) {
+    p->zc__tx = s == ZC_OK ? tx : NULL;
+    return s;
+}
+
+zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
+    if (!p) return ZC_EINVAL;
+    if (!tx) return permit_set(p, NULL, ZC_EINVAL);
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc_status s;
+    /* ZC_PENDING: a receiver is mid-release on our slot; ZC_FULL would be false. */
+    while ((s = reserve_attempt(tx->ch, p)) == ZC_PENDING) zc__backoff_snooze(&backoff);
+    return permit_set(p, tx, s);
+}
+
+void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
+    if (!f) return;
+    zc__waiter_init(&f->zc__node);
+    f->zc__tx = tx;
+    f->zc__permit = p;
+    f->zc__done = 0;
+}
+
+zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
+    if (!f || !f->zc__tx || !f->zc__permit) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_reserve_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
+    if (f->zc__done) return (zc_status)(f->zc__done - 1);
+    zc__chan *ch = f->zc__tx->ch;
+    zc_status s = reserve_attempt(ch, f->zc__permit);
+    s = zc__send_wait(ch, &f->zc__node, w, reserve_attempt, f->zc__permit, s);
+    if (s != ZC_PENDING) {
+        f->zc__done = (int)s + 1;
+        permit_set(f->zc__permit, f->zc__tx, s);
+    }
+    return s;
+}
+
+void zc_reserve_cancel(zc_reserve *f) {
+    if (!f || !f->zc__tx || f->zc__done) return;
+    zc__chan_finish_send(f->zc__tx->ch, &f->zc__node);
+}
+
+static zc_status reserve_poll(void *op, const zc_waker *w) { return zc_reserve_poll(op, w); }
+static void reserve_cancel(void *op) { zc_reserve_cancel(op); }
+
+zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
+    if (!p) return ZC_EINVAL;
+    if (!tx) return permit_set(p, NULL, ZC_EINVAL);
+    zc_reserve f;
+    zc_reserve_init(&f, tx, p);
+    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, timeout_ns);
+    return s == ZC_TIMEDOUT ? permit_set(p, NULL, s) : s;
+}
+
+zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
+    return zc_reserve_timeout(tx, p, UINT64_MAX);
+}
+
+/* After a bounded commit or release ([F1]: its CAS was seq_cst): wake one waiting
+ * receiver, which passes the wake-up on as long as there is more to take (waker rule 4);
+ * on a closed channel every one, since all of them may now see the end, as close does. */
+static void wake_receivers(zc__chan *ch) {
+    if (!zc__waitlist_has_waiters(&ch->recv_waiters)) return;
+    if (zc__chan_is_closed(ch))
+        zc__waitlist_notify_all(&ch->recv_waiters);
+    else
+        zc__waitlist_notify_one(&ch->recv_waiters);
+}
+
+zc_status zc_permit_commit(zc_permit *p, const void *msg) {
+    if (!p || !p->zc__tx || !msg) return ZC_EINVAL;
+    zc__chan *ch = p->zc__tx->ch;
+    zc_status s;
+    if (ch->bounded) {
+        s = zc__ring_commit(&ch->q.ring, p->zc__pos, msg);
+        if (s == ZC_OK) wake_receivers(ch);
+    } else {
+        s = zc__chan_send(ch, msg); /* ZC_OK, ZC_CLOSED or ZC_ENOMEM; wakes a receiver */
+        if (s == ZC_ENOMEM) return s; /* the place is still held */
+    }
+    p->zc__tx = NULL;
+    return s;
+}
+
+zc_status zc_permit_release(zc_permit *p) {
+    if (!p || !p->zc__tx) return ZC_EINVAL;
+    zc__chan *ch = p->zc__tx->ch;
+    p->zc__tx = NULL;
+    if (!ch->bounded) return ZC_OK;
+    bool freed = zc__ring_release(&ch->q.ring, p->zc__pos);
+    /* The hole was made by a seq_cst CAS (and the slot freed by a seq_cst CAS on head):
+     * receivers waiting behind the place may go on; a sender may use the slot. */
+    wake_receivers(ch);
+    /* [F1], as after a receive. */
+    if (freed && zc__waitlist_has_waiters(&ch->send_waiters))
+        zc__waitlist_notify_one(&ch->send_waiters);
+    return ZC_OK;
+}

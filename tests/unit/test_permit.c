@@ -1,0 +1,444 @@
+/* Unit tests of the two-phase send (zchan/permit.h): reserve a place, then commit a
+ * message into it or release it, on bounded and unbounded channels, through the try
+ * call, the future, and the blocking calls. One thread, manual polls, counting wakers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <zchan/batch.h>
+#include <zchan/mpmc.h>
+#include <zchan/permit.h>
+
+#include "counting_waker.h"
+#include "u64_channel.h"
+
+typedef struct fixture {
+    zc_sender *tx;
+    zc_receiver *rx;
+    drop_counter drops;
+    counting_waker cw;
+    zc_waker w;
+} fixture;
+
+/* A channel of uint64_t (cap 0: unbounded) whose drop_msg counts into fx->drops. */
+static void open_chan(fixture *fx, size_t cap) {
+    drop_counter_init(&fx->drops, NULL, 0);
+    zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &fx->drops};
+    assert_int_equal(cap ? zc_bounded(cap, &cfg, &fx->tx, &fx->rx) : zc_unbounded(&cfg, &fx->tx, &fx->rx),
+                     ZC_OK);
+    counting_waker_init(&fx->cw);
+    fx->w = counting_waker_of(&fx->cw);
+}
+
+static void close_chan(fixture *fx) {
+    zc_sender_drop(fx->tx);
+    zc_receiver_drop(fx->rx);
+}
+
+static void reserve_ok(zc_sender *tx, zc_permit *p) {
+    assert_int_equal(zc_try_reserve(tx, p), ZC_OK);
+}
+
+static void commit_u64(zc_permit *p, uint64_t v) {
+    assert_int_equal(zc_permit_commit(p, &v), ZC_OK);
+}
+
+static void test_committed_message_takes_its_place_at_reserve_time(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 4);
+    zc_permit p;
+    send_u64(fx.tx, 1);
+    reserve_ok(fx.tx, &p);
+    send_u64(fx.tx, 3);
+    expect_u64(fx.rx, 1);
+    /* The reservation is the next place: what was sent after it waits behind it. */
+    expect_recv_status(fx.rx, ZC_EMPTY);
+    commit_u64(&p, 2);
+    expect_u64(fx.rx, 2);
+    expect_u64(fx.rx, 3);
+    expect_recv_status(fx.rx, ZC_EMPTY);
+    close_chan(&fx);
+}
+
+static void test_reservations_take_capacity_until_released(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit a, b, c;
+    reserve_ok(fx.tx, &a);
+    reserve_ok(fx.tx, &b);
+    uint64_t v = 9;
+    assert_int_equal(zc_try_reserve(fx.tx, &c), ZC_FULL);
+    assert_int_equal(zc_permit_commit(&c, &v), ZC_EINVAL); /* a failed reservation is empty */
+    assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+    size_t sent = 7;
+    assert_int_equal(zc_try_send_many(fx.tx, &v, 1, &sent, 0), ZC_FULL);
+    assert_int_equal(sent, 0);
+    zc_info info;
+    assert_int_equal(zc_sender_info(fx.tx, &info), ZC_OK);
+    assert_int_equal(info.len, 2);
+    /* Released at the head of the order: the slot is free at once. */
+    assert_int_equal(zc_permit_release(&a), ZC_OK);
+    send_u64(fx.tx, 5);
+    assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+    commit_u64(&b, 4);
+    expect_u64(fx.rx, 4);
+    expect_u64(fx.rx, 5);
+    expect_recv_status(fx.rx, ZC_EMPTY);
+    close_chan(&fx);
+}
+
+static void test_a_released_place_in_the_middle_is_skipped_by_receivers(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 3);
+    zc_permit p;
+    send_u64(fx.tx, 1);
+    reserve_ok(fx.tx, &p);
+    send_u64(fx.tx, 2);
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+    expect_u64(fx.rx, 1);
+    expect_u64(fx.rx, 2); /* the hole was skipped */
+    expect_recv_status(fx.rx, ZC_EMPTY);
+    /* All three slots are free again. */
+    send_u64(fx.tx, 3);
+    send_u64(fx.tx, 4);
+    send_u64(fx.tx, 5);
+    uint64_t v = 6;
+    assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+    close_chan(&fx);
+}
+
+static void test_recv_many_stops_at_a_reservation_and_skips_a_hole(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 4);
+    zc_permit p;
+    send_u64(fx.tx, 1);
+    reserve_ok(fx.tx, &p);
+    send_u64(fx.tx, 2);
+    uint64_t out[4] = {0};
+    size_t got = 0;
+    assert_int_equal(zc_try_recv_many(fx.rx, out, 4, &got), ZC_OK);
+    assert_int_equal(got, 1);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(zc_try_recv_many(fx.rx, out, 4, &got), ZC_EMPTY);
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+    assert_int_equal(zc_try_recv_many(fx.rx, out, 4, &got), ZC_OK);
+    assert_int_equal(got, 1);
+    assert_int_equal(out[0], 2);
+    close_chan(&fx);
+}
+
+static void test_commit_wakes_a_receiver_waiting_behind_the_reservation(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    zc_recv r;
+    zc_recv_init(&r, fx.rx);
+    expect_poll_pending(&r, &fx.w);
+    commit_u64(&p, 8);
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    expect_poll_u64(&r, &fx.w, 8);
+    close_chan(&fx);
+}
+
+static void test_release_wakes_a_receiver_waiting_behind_the_reservation(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 3);
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    send_u64(fx.tx, 9);
+    zc_recv r;
+    zc_recv_init(&r, fx.rx);
+    expect_poll_pending(&r, &fx.w);
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    expect_poll_u64(&r, &fx.w, 9);
+    close_chan(&fx);
+}
+
+static void test_release_at_head_wakes_a_waiting_sender(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    uint64_t v = 3;
+    zc_send s;
+    zc_send_init(&s, fx.tx, &v);
+    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_OK);
+    expect_u64(fx.rx, 3);
+    close_chan(&fx);
+}
+
+static void test_a_receiver_skipping_a_hole_wakes_a_waiting_sender(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit p;
+    send_u64(fx.tx, 1);
+    reserve_ok(fx.tx, &p);
+    assert_int_equal(zc_permit_release(&p), ZC_OK); /* not at head: a hole for later */
+    uint64_t v = 2;
+    zc_send s;
+    zc_send_init(&s, fx.tx, &v);
+    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_PENDING);
+    expect_u64(fx.rx, 1); /* frees a slot: wakes the sender */
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_OK);
+    /* Full again (the hole and 2); the next receive skips the hole, freeing its slot. */
+    counting_waker cw2;
+    counting_waker_init(&cw2);
+    zc_waker w2 = counting_waker_of(&cw2);
+    uint64_t v3 = 3;
+    zc_send s3;
+    zc_send_init(&s3, fx.tx, &v3);
+    assert_int_equal(zc_send_poll(&s3, &w2), ZC_PENDING);
+    expect_u64(fx.rx, 2);
+    assert_true(counting_waker_count(&cw2) >= 1);
+    assert_int_equal(zc_send_poll(&s3, &w2), ZC_OK);
+    expect_u64(fx.rx, 3);
+    close_chan(&fx);
+}
+
+static void test_reserve_future_waits_for_room_and_keeps_its_result(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    send_u64(fx.tx, 1);
+    zc_permit p;
+    zc_reserve f;
+    zc_reserve_init(&f, fx.tx, &p);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_PENDING);
+    expect_u64(fx.rx, 1);
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_OK);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_OK); /* reserves nothing more */
+    uint64_t v = 2;
+    assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+    commit_u64(&p, 7);
+    expect_u64(fx.rx, 7);
+    close_chan(&fx);
+}
+
+static void test_cancelled_reserve_future_passes_its_wake_up_on(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    send_u64(fx.tx, 1);
+    counting_waker cw2;
+    counting_waker_init(&cw2);
+    zc_waker w2 = counting_waker_of(&cw2);
+    zc_permit p1, p2;
+    zc_reserve f1, f2;
+    zc_reserve_init(&f1, fx.tx, &p1);
+    zc_reserve_init(&f2, fx.tx, &p2);
+    assert_int_equal(zc_reserve_poll(&f1, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_reserve_poll(&f2, &w2), ZC_PENDING);
+    expect_u64(fx.rx, 1);
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(counting_waker_count(&cw2), 0);
+    zc_reserve_cancel(&f1);
+    assert_int_equal(counting_waker_count(&cw2), 1);
+    assert_int_equal(zc_reserve_poll(&f2, &w2), ZC_OK);
+    assert_int_equal(zc_permit_release(&p2), ZC_OK);
+    send_u64(fx.tx, 2); /* capacity is back */
+    close_chan(&fx);
+}
+
+static void test_reserve_future_on_close_is_closed_and_permit_empty(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    send_u64(fx.tx, 1);
+    zc_permit p;
+    zc_reserve f;
+    zc_reserve_init(&f, fx.tx, &p);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_PENDING);
+    assert_true(zc_receiver_close(fx.rx));
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_CLOSED);
+    assert_int_equal(zc_permit_release(&p), ZC_EINVAL);
+    assert_int_equal(zc_try_reserve(fx.tx, &p), ZC_CLOSED);
+    close_chan(&fx);
+}
+
+static void test_commit_after_close_is_still_received_then_closed(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    zc_recv r;
+    zc_recv_init(&r, fx.rx);
+    expect_poll_pending(&r, &fx.w);
+    assert_true(zc_sender_close(fx.tx));
+    /* Woken by the close, but not drained: the reserved place is still ahead. */
+    expect_poll_pending(&r, &fx.w);
+    commit_u64(&p, 6);
+    expect_poll_u64(&r, &fx.w, 6);
+    expect_recv_status(fx.rx, ZC_CLOSED);
+    close_chan(&fx);
+}
+
+static void test_commit_after_the_last_receiver_dropped_keeps_the_message(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 4);
+    zc_permit p;
+    send_u64(fx.tx, 1);
+    reserve_ok(fx.tx, &p);
+    send_u64(fx.tx, 3);
+    zc_receiver_drop(fx.rx); /* must not wait for the permit */
+    assert_int_equal(drop_counter_calls(&fx.drops), 2);
+    uint64_t v = 2;
+    assert_int_equal(zc_permit_commit(&p, &v), ZC_CLOSED);
+    assert_int_equal(drop_counter_calls(&fx.drops), 2); /* the caller kept it */
+    assert_int_equal(zc_permit_commit(&p, &v), ZC_EINVAL);
+    zc_sender_drop(fx.tx);
+}
+
+static void test_release_after_the_last_receiver_dropped_is_ok(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    zc_receiver_drop(fx.rx);
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+    assert_int_equal(drop_counter_calls(&fx.drops), 0);
+    zc_sender_drop(fx.tx);
+}
+
+static void test_places_wrap_around_the_ring_many_times(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 3);
+    /* Each round: a reservation released, one committed, one plain send; capacity 3 is
+     * exactly used, so every lap crosses holes, reservations and messages. */
+    for (uint64_t i = 0; i < 1000; i++) {
+        zc_permit a, b;
+        reserve_ok(fx.tx, &a);
+        reserve_ok(fx.tx, &b);
+        send_u64(fx.tx, 3 * i + 2);
+        uint64_t v = 0;
+        assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+        if (i % 2) {
+            commit_u64(&a, 3 * i);
+            assert_int_equal(zc_permit_release(&b), ZC_OK);
+            expect_u64(fx.rx, 3 * i);
+        } else {
+            assert_int_equal(zc_permit_release(&a), ZC_OK);
+            commit_u64(&b, 3 * i + 1);
+            expect_u64(fx.rx, 3 * i + 1);
+        }
+        expect_u64(fx.rx, 3 * i + 2);
+        expect_recv_status(fx.rx, ZC_EMPTY);
+    }
+    close_chan(&fx);
+}
+
+static void test_unbounded_places_are_taken_at_commit(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 0);
+    zc_permit p, q;
+    reserve_ok(fx.tx, &p);
+    reserve_ok(fx.tx, &q);
+    send_u64(fx.tx, 1);
+    expect_u64(fx.rx, 1); /* nothing waits behind an unbounded reservation */
+    commit_u64(&p, 2);
+    assert_int_equal(zc_permit_release(&q), ZC_OK);
+    expect_u64(fx.rx, 2);
+    expect_recv_status(fx.rx, ZC_EMPTY);
+    reserve_ok(fx.tx, &p);
+    assert_true(zc_sender_close(fx.tx));
+    uint64_t v = 3;
+    assert_int_equal(zc_permit_commit(&p, &v), ZC_CLOSED);
+    assert_int_equal(zc_try_reserve(fx.tx, &p), ZC_CLOSED);
+    assert_int_equal(zc_reserve_blocking(fx.tx, &p), ZC_CLOSED);
+    expect_recv_status(fx.rx, ZC_CLOSED);
+    close_chan(&fx);
+}
+
+static void test_blocking_reserve_and_timeout(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    zc_permit p, q;
+    assert_int_equal(zc_reserve_blocking(fx.tx, &p), ZC_OK);
+    assert_int_equal(zc_reserve_timeout(fx.tx, &q, 0), ZC_TIMEDOUT);
+    assert_int_equal(zc_reserve_timeout(fx.tx, &q, 1000000), ZC_TIMEDOUT); /* 1 ms */
+    assert_int_equal(zc_permit_release(&q), ZC_EINVAL);
+    commit_u64(&p, 4);
+    expect_u64(fx.rx, 4);
+    assert_int_equal(zc_reserve_timeout(fx.tx, &q, 0), ZC_OK);
+    assert_int_equal(zc_permit_release(&q), ZC_OK);
+    close_chan(&fx);
+}
+
+static void test_bad_arguments_are_einval(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    zc_permit p;
+    uint64_t v = 1;
+    assert_int_equal(zc_try_reserve(NULL, &p), ZC_EINVAL);
+    assert_int_equal(zc_permit_commit(&p, &v), ZC_EINVAL); /* emptied by the failure */
+    assert_int_equal(zc_try_reserve(fx.tx, NULL), ZC_EINVAL);
+    assert_int_equal(zc_reserve_blocking(NULL, &p), ZC_EINVAL);
+    assert_int_equal(zc_reserve_timeout(fx.tx, NULL, 0), ZC_EINVAL);
+    assert_int_equal(zc_permit_commit(NULL, &v), ZC_EINVAL);
+    assert_int_equal(zc_permit_release(NULL), ZC_EINVAL);
+    reserve_ok(fx.tx, &p);
+    assert_int_equal(zc_permit_commit(&p, NULL), ZC_EINVAL); /* still held */
+    commit_u64(&p, 1);
+    assert_int_equal(zc_permit_commit(&p, &v), ZC_EINVAL); /* used */
+    assert_int_equal(zc_permit_release(&p), ZC_EINVAL);
+    expect_u64(fx.rx, 1);
+    zc_reserve f;
+    zc_reserve_init(&f, fx.tx, &p);
+    assert_int_equal(zc_reserve_poll(&f, NULL), ZC_EINVAL);
+    zc_reserve_init(&f, fx.tx, NULL);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_EINVAL);
+    assert_int_equal(zc_reserve_poll(NULL, &fx.w), ZC_EINVAL);
+    zc_reserve_init(NULL, fx.tx, &p);
+    zc_reserve_cancel(NULL);
+    assert_int_equal(counting_waker_count(&fx.cw), 0);
+    send_u64(fx.tx, 2); /* nothing was reserved by the failures */
+    close_chan(&fx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_committed_message_takes_its_place_at_reserve_time),
+        cmocka_unit_test(test_reservations_take_capacity_until_released),
+        cmocka_unit_test(test_a_released_place_in_the_middle_is_skipped_by_receivers),
+        cmocka_unit_test(test_recv_many_stops_at_a_reservation_and_skips_a_hole),
+        cmocka_unit_test(test_commit_wakes_a_receiver_waiting_behind_the_reservation),
+        cmocka_unit_test(test_release_wakes_a_receiver_waiting_behind_the_reservation),
+        cmocka_unit_test(test_release_at_head_wakes_a_waiting_sender),
+        cmocka_unit_test(test_a_receiver_skipping_a_hole_wakes_a_waiting_sender),
+        cmocka_unit_test(test_reserve_future_waits_for_room_and_keeps_its_result),
+        cmocka_unit_test(test_cancelled_reserve_future_passes_its_wake_up_on),
+        cmocka_unit_test(test_reserve_future_on_close_is_closed_and_permit_empty),
+        cmocka_unit_test(test_commit_after_close_is_still_received_then_closed),
+        cmocka_unit_test(test_commit_after_the_last_receiver_dropped_keeps_the_message),
+        cmocka_unit_test(test_release_after_the_last_receiver_dropped_is_ok),
+        cmocka_unit_test(test_places_wrap_around_the_ring_many_times),
+        cmocka_unit_test(test_unbounded_places_are_taken_at_commit),
+        cmocka_unit_test(test_blocking_reserve_and_timeout),
+        cmocka_unit_test(test_bad_arguments_are_einval),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
