@@ -10,7 +10,10 @@
  *             --cancel a pending future is cancelled, either at once or after its wake
  *             (before it is polled again), and the operation starts over: a cancelled
  *             send still owns its message, a cancelled receive took nothing;
- *   try       zc_try_send / zc_try_recv, yielding the CPU between attempts.
+ *   try       zc_try_send / zc_try_recv, yielding the CPU between attempts;
+ *   permit    (sends only; receives as mixed) the two-phase send: reserve a place through
+ *             a zc_reserve future (random cancels as above) or zc_reserve_blocking, then
+ *             with probability --cancel release it and start over, else commit into it.
  * Producers drop their senders when done, so the last one closes the channel; consumers
  * run until ZC_CLOSED, which must come only after every sender is gone and the channel
  * is drained.
@@ -31,11 +34,12 @@
 
 #include <zchan/block.h>
 #include <zchan/mpmc.h>
+#include <zchan/permit.h>
 
 #include "stress_util.h"
 
-typedef enum op_kind { OP_BLOCKING, OP_FUTURES, OP_TRY, OP_MIXED } op_kind;
-static const char *const kind_names[] = {"blocking", "futures", "try", "mixed"};
+typedef enum op_kind { OP_BLOCKING, OP_FUTURES, OP_TRY, OP_PERMIT, OP_MIXED } op_kind;
+static const char *const kind_names[] = {"blocking", "futures", "try", "permit", "mixed"};
 
 typedef struct options {
     uint32_t producers, consumers, messages;
@@ -82,9 +86,13 @@ static void set_doing(worker *w, const char *what) {
     atomic_store_explicit(&w->doing, what, memory_order_relaxed);
 }
 
-static op_kind pick(worker *w) {
+/* The kind of the next operation: a send may be any of the four, a receive any but
+ * OP_PERMIT (permit mode receives as mixed). */
+static op_kind pick(worker *w, bool send) {
     op_kind mode = w->run->opt.mode;
-    return mode == OP_MIXED ? (op_kind)(stress_rng_next(&w->rng) % 3) : mode;
+    if (mode == OP_MIXED || (mode == OP_PERMIT && !send))
+        return (op_kind)(stress_rng_next(&w->rng) % (send ? 4 : 3));
+    return mode;
 }
 
 static bool cancel_now(worker *w) {
@@ -138,9 +146,47 @@ static zc_status recv_future(worker *w, stress_msg *out) {
     }
 }
 
+/* Reserve a place (a future with random cancels, or blocking), then release it and
+ * start over with probability --cancel, else commit m into it. */
+static zc_status send_permit(worker *w, const stress_msg *m) {
+    zc_waker wk = zc_parker_waker(&w->parker);
+    for (;;) {
+        zc_permit p;
+        zc_status st;
+        if (stress_rng_next(&w->rng) % 2) {
+            set_doing(w, "zc_reserve_blocking");
+            st = zc_reserve_blocking(w->tx, &p);
+        } else {
+            zc_reserve f;
+            zc_reserve_init(&f, w->tx, &p);
+            for (;;) {
+                set_doing(w, "zc_reserve_poll");
+                if ((st = zc_reserve_poll(&f, &wk)) != ZC_PENDING) break;
+                if (cancel_now(w)) {
+                    set_doing(w, "zc_reserve_cancel while registered");
+                    zc_reserve_cancel(&f);
+                    continue;
+                }
+                set_doing(w, "parked on a pending reservation");
+                zc_parker_park(&w->parker);
+            }
+        }
+        if (st != ZC_OK) return st;
+        if (cancel_now(w)) {
+            set_doing(w, "zc_permit_release");
+            if ((st = zc_permit_release(&p)) != ZC_OK) return st;
+            continue;
+        }
+        set_doing(w, "zc_permit_commit");
+        return zc_permit_commit(&p, m);
+    }
+}
+
 static zc_status send_one(worker *w, const stress_msg *m) {
     zc_status st;
-    switch (pick(w)) {
+    switch (pick(w, true)) {
+    case OP_PERMIT:
+        return send_permit(w, m);
     case OP_BLOCKING:
         set_doing(w, "zc_send_blocking");
         return zc_send_blocking(w->tx, m);
@@ -155,7 +201,7 @@ static zc_status send_one(worker *w, const stress_msg *m) {
 
 static zc_status recv_one(worker *w, stress_msg *out) {
     zc_status st;
-    switch (pick(w)) {
+    switch (pick(w, false)) {
     case OP_BLOCKING:
         set_doing(w, "zc_recv_blocking");
         return zc_recv_blocking(w->rx, out);
@@ -259,7 +305,7 @@ static void usage(const char *argv0, int status) {
             "  -n, --messages N    messages per producer (default 10000; times\n"
             "                      ZCHAN_STRESS_SCALE)\n"
             "  -k, --cap N         capacity; 0 = unbounded (default 16)\n"
-            "  -m, --mode M        blocking | futures | try | mixed (default mixed)\n"
+            "  -m, --mode M        blocking | futures | try | permit | mixed (default mixed)\n"
             "  -x, --cancel P      probability in [0, 1) of cancelling a pending future\n"
             "                      (default 0.1)\n"
             "  -s, --seed N        seed of the random choices (default 1)\n"
