@@ -9,7 +9,8 @@
  * nothing else. Ops: try_send, try_recv, start/poll/cancel a send future, start/poll/
  * cancel a receive future (four slots each, each with its own counting waker), clone
  * or drop a sender or receiver handle, close from either side, zero-timeout blocking
- * send/recv, bad-argument calls, and "new channel" (drop everything, start again).
+ * send/recv, bad-argument calls, "new channel" (drop everything, start again), and the
+ * two-phase send (four permit slots: try_reserve, zero-timeout reserve, commit, release).
  *
  * Checked after every op (abort() with a message on the first difference):
  *  - status codes: ZC_FULL only at cap messages, ZC_EMPTY only with none held,
@@ -17,7 +18,9 @@
  *    only on a full bounded channel, a pending receive future only on an empty one;
  *    ZC_TIMEDOUT for zero-timeout calls that would wait; ZC_EINVAL for bad arguments;
  *  - exactly once and FIFO: every message received is the oldest one the model holds,
- *    byte for byte; a cancelled or refused send leaves its message untouched;
+ *    byte for byte; a cancelled or refused send leaves its message untouched; a bounded
+ *    reservation holds its place in the order (receivers see ZC_EMPTY while it is next),
+ *    a released one is a hole that the next receive skips (at once if it was next);
  *  - drop_msg: called only while the last receiver is dropped, once for each message
  *    left (compared as a multiset of payloads), never for a cancelled or refused send;
  *  - zc_*_info: len, capacity, handle counts, closed;
@@ -26,7 +29,11 @@
  *    receiver and one sender woken by any op but close and the last drops; close wakes
  *    every pending future; and no lost wake-up: at least min(held, pending receivers)
  *    pending receive futures, and at least min(free slots, pending senders) pending send
- *    futures, have a wake they have not yet been polled for.
+ *    futures, have a wake they have not yet been polled for. Once a reservation has hidden
+ *    messages from receivers, a commit or release wakes one receiver, which passes the
+ *    wake on when it completes (waker rule 4): then at least one pending receiver is
+ *    woken while messages can be received, not one per message; and a receive that
+ *    skipped holes may wake one sender per slot it freed.
  * Whatever the channel allocated must be freed once every handle is dropped (LeakSanitizer).
  *
  * Built with clang -fsanitize=fuzzer (tests/fuzz/run.sh). With FUZZ_STANDALONE defined
@@ -42,9 +49,11 @@
 
 #include <zchan/block.h>
 #include <zchan/mpmc.h>
+#include <zchan/permit.h>
 
 #define HANDLES 4 /* sender and receiver handle slots */
 #define FUTURES 4 /* send and receive future slots */
+#define PERMITS 4 /* permit slots */
 #define MAX_MSGS 8192
 #define MAX_ELEM 257
 
@@ -73,13 +82,20 @@ static void payload(uint32_t id, size_t elem_size, unsigned char *out) {
 
 /* ---- the reference model ---- */
 
+/* What a place in a bounded channel's order holds. */
+enum { E_MSG, E_RESERVED, E_HOLE };
+
 typedef struct model {
     bool exists;
     bool bounded;
     size_t cap, elem_size;
     bool with_drop;
     uint32_t queue[MAX_MSGS]; /* ids held, oldest at head */
+    unsigned char kind[MAX_MSGS]; /* E_MSG, or (bounded) a reservation or a hole */
     size_t head, len;
+    size_t popped;      /* places taken off the front so far: the head's absolute number */
+    bool hidden;        /* a reservation was next while messages waited behind it */
+    size_t holes_skipped; /* by the current op */
     uint32_t next_id;
     bool closed;
     size_t senders, receivers; /* live handles */
@@ -98,8 +114,18 @@ typedef struct future_slot {
     zc_recv recv;
 } future_slot;
 
+/* A permit slot: its place (bounded: absolute number in the order) and handle. */
+typedef struct permit_slot {
+    bool held;
+    bool abandoned; /* the last receiver's drop came while it was held */
+    size_t place;
+    unsigned handle;
+    zc_permit p;
+} permit_slot;
+
 static struct {
     model m;
+    permit_slot ps[PERMITS];
     zc_sender *tx[HANDLES];
     zc_receiver *rx[HANDLES];
     future_slot sf[FUTURES], rf[FUTURES];
@@ -134,17 +160,49 @@ static void on_drop(void *msg, void *ctx) {
 
 static size_t free_slots(void) { return S.m.bounded ? S.m.cap - S.m.len : SIZE_MAX; }
 
-static void model_push(uint32_t id) {
+static size_t model_index(size_t place) { return (S.m.head + (place - S.m.popped)) % MAX_MSGS; }
+
+/* Append a place of the given kind; returns its absolute number. */
+static size_t model_push_kind(uint32_t id, unsigned char kind) {
     CHECK(S.m.len < MAX_MSGS, "model overflow");
-    S.m.queue[(S.m.head + S.m.len) % MAX_MSGS] = id;
+    size_t place = S.m.popped + S.m.len;
+    S.m.queue[model_index(place)] = id;
+    S.m.kind[model_index(place)] = kind;
     S.m.len++;
+    return place;
 }
+
+static void model_push(uint32_t id) { model_push_kind(id, E_MSG); }
 
 static uint32_t model_pop(void) {
     uint32_t id = S.m.queue[S.m.head];
     S.m.head = (S.m.head + 1) % MAX_MSGS;
     S.m.len--;
+    S.m.popped++;
     return id;
+}
+
+/* A receive attempt first skips the holes at the front, freeing their slots. */
+static void model_skip_holes(void) {
+    while (S.m.len > 0 && S.m.kind[S.m.head] == E_HOLE) {
+        model_pop();
+        S.m.holes_skipped++;
+    }
+}
+
+/* Messages a receiver could take now: those before the first reservation. */
+static size_t receivable(void) {
+    size_t n = 0;
+    for (size_t i = 0; i < S.m.len; i++) {
+        unsigned char k = S.m.kind[(S.m.head + i) % MAX_MSGS];
+        if (k == E_RESERVED) break;
+        n += k == E_MSG;
+    }
+    if (n < S.m.len && S.m.len > 0 && S.m.kind[S.m.head] == E_RESERVED) {
+        for (size_t i = 1; i < S.m.len; i++)
+            if (S.m.kind[(S.m.head + i) % MAX_MSGS] == E_MSG) S.m.hidden = true;
+    }
+    return n;
 }
 
 /* What a send must return now: ZC_OK, ZC_FULL or ZC_CLOSED. */
@@ -155,7 +213,8 @@ static zc_status expected_send(void) {
 }
 
 static zc_status expected_recv(void) {
-    if (S.m.len > 0) return ZC_OK;
+    model_skip_holes();
+    if (S.m.len > 0) return S.m.kind[S.m.head] == E_MSG ? ZC_OK : ZC_EMPTY;
     return S.m.closed ? ZC_CLOSED : ZC_EMPTY;
 }
 
@@ -284,11 +343,16 @@ static void check_wakes(unsigned *recv_before, unsigned *send_before, bool wake_
     }
     if (!wake_all) {
         CHECK(new_r <= 1, "one op woke %u receivers", new_r);
-        CHECK(new_s <= 1, "one op woke %u senders", new_s);
+        CHECK(new_s <= 1 + S.m.holes_skipped, "one op woke %u senders", new_s);
     }
-    size_t held = S.m.len, room = free_slots();
+    size_t held = receivable(), room = free_slots();
+    if (S.m.hidden && held > 0 && pending_r > 0) held = 1; /* woken ones pass it on */
+    size_t first = 0; /* a closed channel is not drained while a reservation is next */
+    while (first < S.m.len && S.m.kind[(S.m.head + first) % MAX_MSGS] == E_HOLE) first++;
+    bool drained = first == S.m.len || S.m.kind[(S.m.head + first) % MAX_MSGS] != E_RESERVED;
     if (S.m.closed) {
-        CHECK(woken_r == pending_r, "closed, but a pending receive future was not woken");
+        CHECK(woken_r == pending_r || !drained,
+              "closed, but a pending receive future was not woken");
         CHECK(woken_s == pending_s, "closed, but a pending send future was not woken");
     }
     CHECK(woken_r >= (held < pending_r ? held : pending_r),
@@ -307,8 +371,14 @@ static void drop_receiver(unsigned h) {
     if (last) {
         S.expect_drops = 0;
         S.dropped = 0;
-        while (S.m.len > 0)
-            S.expect_drop[S.expect_drops++] = model_pop();
+        /* Messages are disposed of; reservations are abandoned (their commit fails). */
+        for (unsigned i = 0; i < PERMITS; i++)
+            if (S.ps[i].held && S.m.bounded) S.ps[i].abandoned = true;
+        while (S.m.len > 0) {
+            bool msg = S.m.kind[S.m.head] == E_MSG;
+            uint32_t id = model_pop();
+            if (msg) S.expect_drop[S.expect_drops++] = id;
+        }
         S.drop_allowed = true;
     }
     size_t to_drop = S.expect_drops;
@@ -326,14 +396,20 @@ static void drop_receiver(unsigned h) {
     }
 }
 
+static void permit_release(permit_slot *ps);
+
 static void drop_sender(unsigned h) {
     cancel_futures_on(S.sf, h, true);
+    for (unsigned i = 0; i < PERMITS; i++) /* a permit needs its handle live */
+        if (S.ps[i].held && S.ps[i].handle == h) permit_release(&S.ps[i]);
     zc_sender_drop(S.tx[h]);
     S.tx[h] = NULL;
     if (--S.m.senders == 0) S.m.closed = true;
 }
 
 static void drop_everything(void) {
+    for (unsigned i = 0; i < PERMITS; i++)
+        if (S.ps[i].held) permit_release(&S.ps[i]);
     for (unsigned h = 0; h < HANDLES; h++) {
         if (S.rx[h]) drop_receiver(h);
         if (S.tx[h]) drop_sender(h);
@@ -349,6 +425,7 @@ static void create(unsigned char how) {
         memset(&S.rf[i], 0, sizeof S.rf[i]);
         S.sf[i].handle = S.rf[i].handle = HANDLES;
     }
+    memset(S.ps, 0, sizeof S.ps);
     S.m.elem_size = elem_sizes[(how >> 4) % COUNT(elem_sizes)];
     S.m.with_drop = how & 8;
     size_t c = how & 7;
@@ -360,6 +437,53 @@ static void create(unsigned char how) {
     CHECK(st == ZC_OK, "create gave %s", zc_status_str(st));
     S.m.exists = true;
     S.m.senders = S.m.receivers = 1;
+}
+
+/* ---- the two-phase send ---- */
+
+/* Reserve into permit slot ps through sender handle t, with try_reserve or (timed)
+ * a zero-timeout zc_reserve_timeout. */
+static void permit_reserve(permit_slot *ps, unsigned t, bool timed) {
+    if (ps->held) return;
+    zc_status want = expected_send();
+    zc_status st = timed ? zc_reserve_timeout(S.tx[t], &ps->p, 0) : zc_try_reserve(S.tx[t], &ps->p);
+    if (timed && want == ZC_FULL) want = ZC_TIMEDOUT;
+    CHECK(st == want, "reserve gave %s, expected %s", zc_status_str(st), zc_status_str(want));
+    if (st != ZC_OK) return;
+    ps->held = true;
+    ps->abandoned = false;
+    ps->handle = t;
+    if (S.m.bounded) ps->place = model_push_kind(0, E_RESERVED);
+}
+
+static void permit_commit(permit_slot *ps) {
+    unsigned char msg[MAX_ELEM];
+    payload(S.m.next_id, S.m.elem_size, msg);
+    zc_status st = zc_permit_commit(&ps->p, msg), want = ZC_OK;
+    if (!ps->held) want = ZC_EINVAL;
+    else if (S.m.bounded ? ps->abandoned : S.m.closed) want = ZC_CLOSED;
+    CHECK(st == want, "commit gave %s, expected %s", zc_status_str(st), zc_status_str(want));
+    if (!ps->held) return;
+    ps->held = false;
+    if (st != ZC_OK) return;
+    if (S.m.bounded) {
+        S.m.queue[model_index(ps->place)] = S.m.next_id++;
+        S.m.kind[model_index(ps->place)] = E_MSG;
+    } else {
+        model_push(S.m.next_id++);
+    }
+}
+
+static void permit_release(permit_slot *ps) {
+    zc_status st = zc_permit_release(&ps->p);
+    CHECK(st == (ps->held ? ZC_OK : ZC_EINVAL), "release gave %s", zc_status_str(st));
+    if (!ps->held) return;
+    ps->held = false;
+    if (!S.m.bounded || ps->abandoned) return;
+    if (ps->place == S.m.popped)
+        model_pop(); /* it was next: skipped at once, its slot free */
+    else
+        S.m.kind[model_index(ps->place)] = E_HOLE;
 }
 
 /* ---- one op ---- */
@@ -499,9 +623,26 @@ static void do_op(unsigned char byte) {
         }
         break;
     }
-    case 14: /* a new channel */
-        if (arg == 15) create((unsigned char)(byte ^ 0x5a));
+    case 14: { /* a new channel (arg 15), or a permit op on slot arg % 4 */
+        if (arg == 15) {
+            create((unsigned char)(byte ^ 0x5a));
+            break;
+        }
+        permit_slot *ps = &S.ps[arg % PERMITS];
+        switch (arg / PERMITS) {
+        case 0:
+        case 1:
+            if (t >= 0) permit_reserve(ps, (unsigned)t, arg / PERMITS == 1);
+            break;
+        case 2:
+            permit_commit(ps);
+            break;
+        default:
+            permit_release(ps);
+            break;
+        }
         break;
+    }
     default: /* 15: poll every started future once, as an executor's sweep */
         for (unsigned i = 0; i < FUTURES; i++) {
             if (S.sf[i].handle != HANDLES) poll_send(&S.sf[i]);
@@ -526,11 +667,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         unsigned op = data[i] & 15;
         bool had = S.m.exists;
+        S.m.holes_skipped = 0;
         do_op(data[i]);
         ops_done++;
         /* close, the last drops and a new channel may wake every waiter; a sweep polls
          * (and a drop cancels) several futures, each of which may wake one */
-        bool wake_all = !had || op == 9 || op == 10 || op == 14 || op == 15;
+        /* (and a commit or release on a closed channel wakes every receiver) */
+        bool new_chan = op == 14 && (data[i] >> 4) == 15;
+        bool wake_all = !had || op == 9 || op == 10 || new_chan || op == 15 ||
+                        (op == 14 && S.m.closed);
         if (S.m.exists) {
             check_wakes(recv_before, send_before, wake_all);
             check_info();
