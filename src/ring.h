@@ -118,19 +118,24 @@ static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out);
 
+/* Both fast paths read every field they need before the claiming CAS: the CAS is a
+ * compiler barrier, after which the plain fields would be loaded again. */
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     size_t index = tail & (r->mark_bit - 1); /* a marked (closed) tail fails the stamp check */
+    unsigned char *slot = r->slots + index * r->stride;
+    _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
+    size_t next = zc__ring_next(r, tail), elem_size = r->elem_size;
     /* [A1] pairs with [R2] (ring.c map): the slot's previous message was copied out. */
-    if (atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire) == tail &&
+    if (atomic_load_explicit(stamp, memory_order_acquire) == tail &&
         /* [S1] seq_cst claim; see the map in ring.c. */
-        atomic_compare_exchange_strong_explicit(&r->tail, &tail, zc__ring_next(r, tail),
-                                                memory_order_seq_cst, memory_order_relaxed)) {
+        atomic_compare_exchange_strong_explicit(&r->tail, &tail, next, memory_order_seq_cst,
+                                                memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
+        zc__copy_msg(slot + ZC__RING_MSG_OFFSET, msg, elem_size);
         /* [R1] publish the message; pairs with [A2]. */
-        atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
+        atomic_store_explicit(stamp, tail + 1, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
@@ -141,15 +146,18 @@ static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     size_t index = head & (r->mark_bit - 1);
+    unsigned char *slot = r->slots + index * r->stride;
+    _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
+    size_t next = zc__ring_next(r, head), elem_size = r->elem_size, one_lap = r->one_lap;
     /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
-    if (atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire) == head + 1 &&
+    if (atomic_load_explicit(stamp, memory_order_acquire) == head + 1 &&
         /* [S1] seq_cst claim. */
-        atomic_compare_exchange_strong_explicit(&r->head, &head, zc__ring_next(r, head),
-                                                memory_order_seq_cst, memory_order_relaxed)) {
+        atomic_compare_exchange_strong_explicit(&r->head, &head, next, memory_order_seq_cst,
+                                                memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(out, zc__ring_msg(r, index), r->elem_size);
+        zc__copy_msg(out, slot + ZC__RING_MSG_OFFSET, elem_size);
         /* [R2] release the slot for the next lap; pairs with [A1]. */
-        atomic_store_explicit(zc__ring_stamp(r, index), head + r->one_lap, memory_order_release);
+        atomic_store_explicit(stamp, head + one_lap, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
