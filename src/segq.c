@@ -10,10 +10,13 @@
  * past the boundary. The receiver that takes the last slot moves head to the next
  * segment likewise.
  *
- * Reclamation: each slot has exactly one writer and one reader. A reader copies the
- * message out, then sets ZC__SEG_READ. The reader of the last slot starts destroying the
- * segment: it walks slots 0..ZC__SEG_CAP-2 and stops at the first one not ZC__SEG_READ yet, setting
- * ZC__SEG_DESTROY there; that slot's reader, seeing ZC__SEG_DESTROY when it sets ZC__SEG_READ, continues the walk.
+ * Reclamation: each slot has exactly one writer and one reader. The writer copies the
+ * message in, then stores 1 to the slot's written word, which no one else stores: it never
+ * touches state, so its publish is a store, not an RMW racing the bits below. A reader
+ * waits for written, copies the message out, then sets ZC__SEG_READ on state. The reader
+ * of the last slot starts destroying the segment: it walks slots 0..ZC__SEG_CAP-2 and
+ * stops at the first one not ZC__SEG_READ yet, setting ZC__SEG_DESTROY there; that slot's
+ * reader, seeing ZC__SEG_DESTROY when it sets ZC__SEG_READ, continues the walk.
  * Whoever finishes the walk frees the segment. No thread dereferences a segment pointer
  * before winning a CAS on the monotonic index that proves the segment is still current.
  *
@@ -23,7 +26,9 @@
  * Ordering map:
  *   [R3] push: release-stores installing the next segment (tail_seg, tail_index, next)
  *        -> [A3] acquire loads of tail_index/tail_seg/next by the other senders/receivers
- *   [R4] push: release fetch_or(ZC__SEG_WRITE) on the slot -> [A4] pop: acquire wait for ZC__SEG_WRITE
+ *   [R4] push: release store of the slot's written word, the writer's last access to the
+ *        segment -> [A4] pop, discard: acquire wait for written. The message is in, and
+ *        the writer is done with the segment before the reader's [R6], so before any free
  *   [R5] pop: release-stores moving head to the next segment -> [A5] acquire head loads
  *   [R6] pop: acq_rel fetch_or(ZC__SEG_READ) / seg_destroy's fetch_or(ZC__SEG_DESTROY): whichever comes
  *        second sees the other's accesses to the segment finished, so the free is safe
@@ -42,6 +47,7 @@ struct zc__seg *zc__seg_alloc(zc__segq *q) {
     /* [A7] acquire pairs with [R7]: the previous owner's last accesses are done. */
     struct zc__seg *s = atomic_exchange_explicit(&q->spare, NULL, memory_order_acquire);
     if (s) {
+        /* next, and every slot's state and written words, back to 0 (messages too). */
         memset(s, 0, q->seg_bytes);
         return s;
     }
@@ -61,7 +67,7 @@ void zc__seg_free(zc__segq *q, struct zc__seg *s) {
 /* Free s once every reader of slots start..ZC__SEG_CAP-2 is done with it (see file comment). */
 void zc__seg_destroy(zc__segq *q, struct zc__seg *s, size_t start) {
     for (size_t i = start; i < ZC__SEG_CAP - 1; i++) {
-        _Atomic unsigned *st = zc__seg_state(q, s, i);
+        _Atomic unsigned *st = &zc__seg_slot(q, s, i)->state;
         /* [R6] acquire/acq_rel: if the reader already set ZC__SEG_READ, its copy-out is done;
          * else our ZC__SEG_DESTROY hands the walk over to it. */
         if ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_READ) == 0 &&
@@ -165,8 +171,8 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
                 ZC__HOOK(ZC__HOOK_SEGMENT_INSTALLED);
             }
             zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
-            /* [R4] publish the message; pairs with [A4] in zc__segq_pop(). */
-            atomic_fetch_or_explicit(zc__seg_state(q, seg, offset), ZC__SEG_WRITE, memory_order_release);
+            /* [R4] release: publish the message; pairs with [A4] in zc__segq_pop(). */
+            atomic_store_explicit(&zc__seg_slot(q, seg, offset)->written, 1u, memory_order_release);
             ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
             status = ZC_OK;
             break;
@@ -223,15 +229,16 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
                 atomic_store_explicit(&q->head_seg, next, memory_order_release);
                 atomic_store_explicit(&q->head_index, next_index, memory_order_release);
             }
-            _Atomic unsigned *st = zc__seg_state(q, seg, offset);
+            struct zc__slot *slot = zc__seg_slot(q, seg, offset);
             zc__backoff wait = ZC__BACKOFF_INIT;
             /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-            while ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_WRITE) == 0)
+            while (!atomic_load_explicit(&slot->written, memory_order_acquire))
                 zc__backoff_snooze(&wait);
             zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
             if (offset + 1 == ZC__SEG_CAP)
                 zc__seg_destroy(q, seg, 0);
-            else if (atomic_fetch_or_explicit(st, ZC__SEG_READ, memory_order_acq_rel) & ZC__SEG_DESTROY) /* [R6] */
+            else if (atomic_fetch_or_explicit(&slot->state, ZC__SEG_READ, memory_order_acq_rel) &
+                     ZC__SEG_DESTROY) /* [R6] */
                 zc__seg_destroy(q, seg, offset + 1);
             ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
             return ZC_OK;
@@ -289,10 +296,10 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
     while ((head >> ZC__SEG_SHIFT) != (tail >> ZC__SEG_SHIFT)) {
         size_t offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
         if (offset < ZC__SEG_CAP) {
-            _Atomic unsigned *st = zc__seg_state(q, seg, offset);
+            _Atomic unsigned *written = &zc__seg_slot(q, seg, offset)->written;
             zc__backoff wait = ZC__BACKOFF_INIT;
             /* [A4]: a sender that claimed before the close is still writing. */
-            while ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_WRITE) == 0)
+            while (!atomic_load_explicit(written, memory_order_acquire))
                 zc__backoff_snooze(&wait);
             if (drop) drop(zc__seg_msg(q, seg, offset), ctx);
         } else {

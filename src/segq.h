@@ -34,7 +34,7 @@ typedef struct zc__segq {
     ZC_CACHE_ALIGNED _Atomic(struct zc__seg *) spare;
     /* Read-only after init. */
     ZC_CACHE_ALIGNED size_t elem_size;
-    size_t stride;    /* bytes per slot: state word + message, rounded to 8 */
+    size_t stride;    /* bytes per slot: header + message, rounded to 8 */
     size_t seg_bytes; /* bytes per segment */
 } zc__segq;
 
@@ -71,21 +71,29 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
 #define ZC__SEG_LAP 32
 _Static_assert(ZC__SEG_CAP == ZC__SEG_LAP - 1, "one position per lap is the boundary");
 
-/* Slot state bits. */
-#define ZC__SEG_WRITE 1u
-#define ZC__SEG_READ 2u
-#define ZC__SEG_DESTROY 4u
+/* Slot state bits (the reader's and the destroy walk's; the writer has its own word). */
+#define ZC__SEG_READ 1u
+#define ZC__SEG_DESTROY 2u
 
 struct zc__seg {
     _Atomic(struct zc__seg *) next;
-    /* ZC__SEG_CAP slots of q->stride bytes: {_Atomic unsigned state; pad; message}. */
+    /* ZC__SEG_CAP slots of q->stride bytes: {struct zc__slot; message}. */
     alignas(8) unsigned char slots[];
 };
 
-#define ZC__SEG_MSG_OFFSET 8
+/* A slot's header. Only the slot's writer stores written, so its publish is a release
+ * store; the bits that the reader and the destroy walk may set at the same time stay on
+ * state. */
+struct zc__slot {
+    _Atomic unsigned state;   /* ZC__SEG_READ | ZC__SEG_DESTROY */
+    _Atomic unsigned written; /* 0, then 1 once the message is in */
+};
 
-static inline _Atomic unsigned *zc__seg_state(const zc__segq *q, struct zc__seg *s, size_t off) {
-    return (_Atomic unsigned *)(void *)(s->slots + off * q->stride);
+#define ZC__SEG_MSG_OFFSET 8
+_Static_assert(sizeof(struct zc__slot) <= ZC__SEG_MSG_OFFSET, "the header fits before the message");
+
+static inline struct zc__slot *zc__seg_slot(const zc__segq *q, struct zc__seg *s, size_t off) {
+    return (struct zc__slot *)(void *)(s->slots + off * q->stride);
 }
 
 static inline unsigned char *zc__seg_msg(const zc__segq *q, struct zc__seg *s, size_t off) {
@@ -119,9 +127,8 @@ static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
                                                 memory_order_seq_cst, memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
         zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
-        /* [R4] publish the message; pairs with [A4] in the receiver. */
-        atomic_fetch_or_explicit(zc__seg_state(q, seg, offset), ZC__SEG_WRITE,
-                                 memory_order_release);
+        /* [R4] release: publish the message; pairs with [A4] in the receiver. */
+        atomic_store_explicit(&zc__seg_slot(q, seg, offset)->written, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
@@ -143,14 +150,15 @@ static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
                                                 head + ((size_t)1 << ZC__SEG_SHIFT),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        _Atomic unsigned *st = zc__seg_state(q, seg, offset);
+        struct zc__slot *slot = zc__seg_slot(q, seg, offset);
         zc__backoff wait = ZC__BACKOFF_INIT;
         /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-        while ((atomic_load_explicit(st, memory_order_acquire) & ZC__SEG_WRITE) == 0)
+        while (!atomic_load_explicit(&slot->written, memory_order_acquire))
             zc__backoff_snooze(&wait);
         zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
         /* [R6] acq_rel: see segq.c. */
-        if (atomic_fetch_or_explicit(st, ZC__SEG_READ, memory_order_acq_rel) & ZC__SEG_DESTROY)
+        if (atomic_fetch_or_explicit(&slot->state, ZC__SEG_READ, memory_order_acq_rel) &
+            ZC__SEG_DESTROY)
             zc__seg_destroy(q, seg, offset + 1);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
