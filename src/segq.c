@@ -162,10 +162,12 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
             ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
             if (offset + 1 == ZC__SEG_CAP) {
                 /* We took the last slot: install next_seg and move tail past the
-                 * boundary. [R3] release stores, in the order readers load them. */
+                 * boundary. [R3] release, in the order readers load them. tail_index
+                 * moves with an RMW, not a store: a close may set its mark meanwhile
+                 * (a store erased it, reopening the channel: found by the soak). */
                 atomic_store_explicit(&q->tail_seg, next_seg, memory_order_release);
-                atomic_store_explicit(&q->tail_index, new_tail + (1 << ZC__SEG_SHIFT),
-                                      memory_order_release);
+                atomic_fetch_add_explicit(&q->tail_index, (size_t)1 << ZC__SEG_SHIFT,
+                                          memory_order_release);
                 atomic_store_explicit(&seg->next, next_seg, memory_order_release);
                 next_seg = NULL;
                 ZC__HOOK(ZC__HOOK_SEGMENT_INSTALLED);

@@ -1174,6 +1174,41 @@ static void test_completed_send_is_never_reported_empty_behind_a_stalled_one(voi
     }
 }
 
+/* ---- (4) a close that lands while a sender moves tail past a segment boundary -------
+ * Found by the soak (tests/soak): the sender that takes a segment's last slot moves
+ * tail_index past the boundary; a plain store there erased a close mark set in between,
+ * so the channel reopened and later sends succeeded (and, after the last receiver's
+ * drop, were never received nor disposed of). */
+
+static void test_close_while_a_sender_crosses_a_segment_boundary_stays_closed(void **state) {
+    (void)state;
+    for (int by_receiver = 0; by_receiver < 2; by_receiver++) {
+        fixture f;
+        fixture_init(&f, 0);
+        for (uint64_t v = 100; v < 130; v++) send_u64(f.tx, v); /* offsets 0..29 */
+        atomic_init(&the_stall.stalled, false);
+        atomic_init(&the_stall.main_entered, false);
+        zc__test_set_hook(stall_hook, &the_stall);
+        pthread_t a;
+        start_thread(&a, stalled_send, f.tx); /* claims offset 30, the last slot */
+        while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire))
+            sched_yield();
+        atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+        assert_true(by_receiver ? zc_receiver_close(f.rx) : zc_sender_close(f.tx));
+        pthread_join(a, NULL);
+        zc__test_set_hook(NULL, NULL);
+        uint64_t v = 3;
+        assert_int_equal(zc_try_send(f.tx, &v), ZC_CLOSED);
+        zc_info info;
+        assert_int_equal(zc_sender_info(f.tx, &info), ZC_OK);
+        assert_true(info.closed);
+        for (uint64_t want = 100; want < 130; want++) expect_u64(f.rx, want);
+        expect_u64(f.rx, 1); /* the stalled send claimed before the close: it lands */
+        expect_recv_status(f.rx, ZC_CLOSED);
+        fixture_done(&f);
+    }
+}
+
 /* ---- (rule 4) a wake-up absorbed by a poll that returns PENDING through a self-wake
  * must not be lost when the future is then cancelled ---------------------------------- */
 
@@ -1397,6 +1432,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_circulating_messages_never_meet_a_false_full),
 #if ZCHAN_TEST_HOOKS
         cmocka_unit_test(test_completed_send_is_never_reported_empty_behind_a_stalled_one),
+        cmocka_unit_test(test_close_while_a_sender_crosses_a_segment_boundary_stays_closed),
         cmocka_unit_test(test_receiver_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(test_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(
