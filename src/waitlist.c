@@ -155,8 +155,10 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
     for (;;) {
         wait_not_waking(node);
         lock(wl);
-        /* Relaxed: transitions out of WAITING happen under the lock we hold. */
-        unsigned st = atomic_load_explicit(node_state(node), memory_order_relaxed);
+        /* Acquire: pairs with [W1]. WOKEN is stored after the notifier's unlock, so the
+         * lock alone does not order its wake call before our reuse of the node (found
+         * by ThreadSanitizer in the soak). */
+        unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
         if (st == ZC__WAKING) { /* notified between our check and the lock */
             unlock(wl);
             continue;
