@@ -75,6 +75,7 @@
 #include <zchan/closed.h>
 #include <zchan/config.h>
 #include <zchan/mpmc.h>
+#include <zchan/permit.h>
 #include <zchan/select.h>
 
 #include "stress_util.h"
@@ -615,9 +616,42 @@ static zc_status sender_info(worker *w, zc_sender *const *tx, size_t n, size_t *
     return ZC_PENDING;
 }
 
-/* The producer operations and how often each is drawn. A new kind of send (such as the
- * two-phase reserve / commit of batch.h) is one more function of type send_fn and one
- * more line here. */
+/* The two-phase send: reserve a place (try, with a timeout, or blocking), then release
+ * it now and then (nothing sent: ZC_PENDING), else commit the message into it. A commit
+ * says ZC_CLOSED only if the last receiver's drop abandoned the place. */
+static zc_status send_permit(worker *w, zc_sender *const *tx, size_t n, size_t *sent) {
+    (void)n;
+    zc_permit p;
+    zc_status st;
+    *sent = 0;
+    switch (below(&w->rng, 3)) {
+    case 0:
+        set_doing(w, "zc_try_reserve");
+        st = zc_try_reserve(tx[CH_A], &p);
+        break;
+    case 1:
+        set_doing(w, "zc_reserve_timeout");
+        st = zc_reserve_timeout(tx[CH_A], &p, draw_timeout_ns(w));
+        break;
+    default:
+        set_doing(w, "zc_reserve_blocking");
+        st = zc_reserve_blocking(tx[CH_A], &p);
+        break;
+    }
+    if (st != ZC_OK) return st;
+    if (below(&w->rng, 4) == 0) {
+        set_doing(w, "zc_permit_release");
+        st = zc_permit_release(&p);
+        return st == ZC_OK ? ZC_PENDING : st;
+    }
+    set_doing(w, "zc_permit_commit");
+    st = zc_permit_commit(&p, w->buf[CH_A]);
+    *sent = st == ZC_OK;
+    return st;
+}
+
+/* The producer operations and how often each is drawn. A new kind of send is one more
+ * function of type send_fn and one more line here. */
 static const struct {
     send_fn run;
     unsigned weight;
@@ -632,6 +666,7 @@ static const struct {
     {send_many_timeout, 2, MAX_BATCH},
     {send_many_future, 2, MAX_BATCH},
     {send_select, 3, 1},
+    {send_permit, 3, 1},
     {sender_closed_probe, 1, 0},
     {sender_info, 1, 0},
 };
