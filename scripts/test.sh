@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The whole zchan test suite: the dev preset (unit, stress, example and docs tests, warnings
-# as errors); the same but docs under AddressSanitizer+UBSan (clang) and ThreadSanitizer
-# (gcc); the unit tests with the condvar parker; the reliability tests with the library's
-# race-window hooks; the public-header contract check; and the installed-package test.
+# The whole zchan test suite: the dev preset (unit, stress, reliability, model, example
+# and docs tests, warnings as errors); the same but docs and model under
+# AddressSanitizer+UBSan (clang) and ThreadSanitizer (gcc); the unit tests with the
+# condvar parker; the reliability tests and a 30 s soak with the library's race-window
+# hooks; the public-header contract check; the installed-package test; valgrind, aarch64
+# under qemu-user, a short fuzz run; and the benchmarks in quick mode.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Ends with a
 # line "N passed, M failed" (N, M count tests) and exits non-zero if anything failed.
 # Usage: scripts/test.sh
@@ -54,6 +56,9 @@ step() {
 ctest_preset dev
 ctest_preset condvar -L unit
 ctest_preset hooks
+# A short soak (tests/soak) in the hooks build, so that it keeps working: 30 s of random
+# traffic with the jitter hook on. The 30-minute runs are `scripts/soak.sh 1800`.
+step soak env ZCHAN_SOAK_SECONDS=30 build/hooks/tests/soak/soak --jitter=0.05
 ctest_preset asan
 ctest_preset tsan
 if [ -d ../shared/spec ]; then
@@ -62,10 +67,10 @@ else
     echo "== contract: skipped (no ../shared/spec beside the project)"
 fi
 step package tests/package/run.sh
-# Reliability: memcheck, aarch64 under qemu-user, the waiter-list model, a short fuzz run.
+# Reliability: memcheck, aarch64 under qemu-user, a short fuzz run. (The waiter-list model
+# runs in the dev preset's ctest, label model.)
 step valgrind scripts/valgrind.sh
 step aarch64 scripts/cross-aarch64.sh
-step model tests/model/check.sh
 if [ -x tests/fuzz/run.sh ]; then step fuzz tests/fuzz/run.sh 60; fi
 # The benchmarks must keep building and running (times are not judged here): quick mode,
 # in its own build folder, writing bench/results/quick.* (ignored by git).
