@@ -39,12 +39,6 @@
 #include "chan.h"
 #include "ring_batch.h"
 
-/* Wake up to k waiters of wl, one at a time, while any is waiting ([F1]: called after
- * the seq_cst claim that made k messages or slots available). */
-static void notify_up_to(zc__waitlist *wl, size_t k) {
-    while (k-- > 0 && zc__waitlist_has_waiters(wl) && zc__waitlist_notify_one(wl)) {
-    }
-}
 
 /* One batch send attempt of n messages: ZC_OK with *count >= 1 sent (all n when all),
  * ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or ZC_PENDING (a receiver is mid-release on a slot we
@@ -62,7 +56,7 @@ static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t 
         if (k > 0) s = ZC_OK;
     }
     if (s == ZC_OK) {
-        notify_up_to(&ch->recv_waiters, k); /* [F1] */
+        zc__waitlist_notify_up_to(&ch->recv_waiters, k); /* [F1] */
         *count = k;
     }
     return s;
@@ -83,9 +77,9 @@ static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, si
     zc_status s = zc__ring_pop_many(&ch->q.ring, out, max, &k);
     /* A released reservation skipped: its slot is free, as in zc__chan_recv. */
     for (; s == ZC__RING_SKIPPED; s = zc__ring_pop_many(&ch->q.ring, out, max, &k))
-        notify_up_to(&ch->send_waiters, 1); /* [F1] */
+        zc__waitlist_notify_up_to(&ch->send_waiters, 1); /* [F1] */
     if (s == ZC_OK) {
-        notify_up_to(&ch->send_waiters, k); /* [F1] */
+        zc__waitlist_notify_up_to(&ch->send_waiters, k); /* [F1] */
         *count = k;
     }
     return s;

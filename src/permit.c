@@ -99,6 +99,14 @@ static void wake_receivers(zc__chan *ch) {
         zc__waitlist_notify_one(&ch->recv_waiters);
 }
 
+/* A bounded place found to be a hole already: abandoned by the last receiver's drop
+ * (ZC_CLOSED), or released through a copy of this permit (a stale permit: ZC_EINVAL). */
+static zc_status hole_status(zc__chan *ch) {
+    /* Acquire: pairs with the last receiver drop's acq_rel decrement ([H1]). */
+    return atomic_load_explicit(&ch->receivers, memory_order_acquire) == 0 ? ZC_CLOSED
+                                                                          : ZC_EINVAL;
+}
+
 zc_status zc_permit_commit(zc_permit *p, const void *msg) {
     if (!p || !p->zc__tx || !msg) return ZC_EINVAL;
     zc__chan *ch = p->zc__tx->ch;
@@ -106,6 +114,7 @@ zc_status zc_permit_commit(zc_permit *p, const void *msg) {
     if (ch->bounded) {
         s = zc__ring_commit(&ch->q.ring, p->zc__pos, msg);
         if (s == ZC_OK) wake_receivers(ch);
+        if (s == ZC_CLOSED) s = hole_status(ch);
     } else {
         s = zc__chan_send(ch, msg); /* ZC_OK, ZC_CLOSED or ZC_ENOMEM; wakes a receiver */
         if (s == ZC_ENOMEM) return s; /* the place is still held */
@@ -119,12 +128,13 @@ zc_status zc_permit_release(zc_permit *p) {
     zc__chan *ch = p->zc__tx->ch;
     p->zc__tx = NULL;
     if (!ch->bounded) return ZC_OK;
-    bool freed = zc__ring_release(&ch->q.ring, p->zc__pos);
-    /* The hole was made by a seq_cst CAS (and the slot freed by a seq_cst CAS on head):
-     * receivers waiting behind the place may go on; a sender may use the slot. */
+    size_t freed;
+    zc_status s = zc__ring_release(&ch->q.ring, p->zc__pos, &freed);
+    if (s != ZC_OK) return s == ZC_CLOSED && hole_status(ch) == ZC_CLOSED ? ZC_OK : ZC_EINVAL;
+    /* The hole was made by a seq_cst CAS (and each slot freed by a seq_cst CAS on head):
+     * receivers waiting behind the place may go on; senders may use the slots ([F1], as
+     * after receives). */
     wake_receivers(ch);
-    /* [F1], as after a receive. */
-    if (freed && zc__waitlist_has_waiters(&ch->send_waiters))
-        zc__waitlist_notify_one(&ch->send_waiters);
+    zc__waitlist_notify_up_to(&ch->send_waiters, freed);
     return ZC_OK;
 }

@@ -110,7 +110,13 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
             /* The slot still holds the previous lap's message (or reservation, or hole).
              * [S2] seq_cst: a waiting sender's re-check must see a receiver's claim. */
             size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == tail) return ZC_FULL; /* cap places taken */
+            if (head + r->one_lap == tail) {
+                /* The slot is the oldest place. A released one is no message: skip it
+                 * as a receive would, and take the slot (no false ZC_FULL). */
+                if (!zc__ring_skip_hole(r, head, stamp)) return ZC_FULL; /* cap places */
+                tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+                continue;
+            }
             /* A receiver claimed that message and is still copying it out. */
             if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
             zc__backoff_snooze(&backoff);
@@ -194,6 +200,10 @@ zc_status zc__ring_reserve(zc__ring *r, size_t *pos) {
 zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg) {
     size_t index = pos & (r->mark_bit - 1);
     size_t reserved = pos | r->mark_bit;
+    /* Acquire: a stale permit (a copy of one committed or released since) must not write
+     * into a slot that another position may own now: a reserved stamp is ours alone. */
+    size_t now = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
+    if (now != reserved) return now == ((pos + 1) | r->mark_bit) ? ZC_CLOSED : ZC_EINVAL;
     zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
     /* [S3] seq_cst CAS: publishes the message as [R1] does (pairs with [A2]) and, being an
      * RMW before the caller's look at the receivers' waiter count, pairs with a waiting
@@ -204,7 +214,7 @@ zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg) {
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
-    return ZC_CLOSED;
+    return ZC_CLOSED; /* abandoned since our check: the slot stays a hole, unread */
 }
 
 /* Move head past the hole at *head and free its slot: true on success; false if another
@@ -222,18 +232,33 @@ static bool ring_skip(zc__ring *r, size_t *head) {
     return true;
 }
 
-bool zc__ring_release(zc__ring *r, size_t pos) {
+bool zc__ring_skip_hole(zc__ring *r, size_t head, size_t stamp) {
+    return stamp == ((head + 1) | r->mark_bit) && ring_skip(r, &head);
+}
+
+zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed) {
     _Atomic size_t *stamp = zc__ring_stamp(r, pos & (r->mark_bit - 1));
-    size_t reserved = pos | r->mark_bit;
+    size_t reserved = pos | r->mark_bit, hole = (pos + 1) | r->mark_bit;
+    *freed = 0;
     /* [S3] seq_cst, as in zc__ring_commit: receivers waiting behind the reservation must
-     * see the hole, or be seen by the caller's look at their waiter count. Fails only if
-     * discard abandoned the reservation already (it left the same hole). */
-    if (!atomic_compare_exchange_strong_explicit(stamp, &reserved, (pos + 1) | r->mark_bit,
-                                                 memory_order_seq_cst, memory_order_relaxed))
-        return false;
-    /* Relaxed: a guess; ring_skip's CAS decides. At head: free the slot ourselves. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    return head == pos && ring_skip(r, &head);
+     * see the hole, or be seen by the caller's look at their waiter count. On failure,
+     * acquire: what we read decides only the status. */
+    if (!atomic_compare_exchange_strong_explicit(stamp, &reserved, hole, memory_order_seq_cst,
+                                                 memory_order_acquire))
+        return reserved == hole ? ZC_CLOSED : ZC_EINVAL;
+    /* seq_cst: a guess that ring_skip's CAS validates. If our hole is the oldest place,
+     * free its slot, and those of the holes right after it (released earlier, newer
+     * places), so that released places never keep slots nobody will come for. */
+    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    if (head != pos) return ZC_OK;
+    for (;;) {
+        /* Acquire: pairs with the release's [S3] CAS that made the hole. */
+        size_t st = atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
+                                         memory_order_acquire);
+        if (!zc__ring_skip_hole(r, head, st)) return ZC_OK;
+        ++*freed;
+        head = zc__ring_next(r, head);
+    }
 }
 
 zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp) {
@@ -244,9 +269,8 @@ zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp) {
         return atomic_load_explicit(at, memory_order_seq_cst) == stamp ? ZC_EMPTY
                                                                        : ZC__RING_AGAIN;
     }
-    if (stamp == ((head + 1) | r->mark_bit)) return ring_skip(r, &head) ? ZC__RING_SKIPPED
-                                                                       : ZC__RING_AGAIN;
-    return ZC__RING_AGAIN; /* a stale head's slot, reused since */
+    /* A hole: skip it. Anything else: a stale head's slot, reused since. */
+    return zc__ring_skip_hole(r, head, stamp) ? ZC__RING_SKIPPED : ZC__RING_AGAIN;
 }
 
 bool zc__ring_close(zc__ring *r) {
@@ -289,8 +313,10 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
         if (stamp == head + 1) {
             if (drop) drop(zc__ring_msg(r, index), ctx);
             head = zc__ring_next(r, head);
-        } else if (stamp == ((head + 1) | r->mark_bit)) {
-            head = zc__ring_next(r, head); /* a released reservation */
+        } else if (stamp == ((head + 1) | r->mark_bit) || stamp == head + r->one_lap) {
+            /* A released reservation, or one whose releaser skipped it (and freed its
+             * slot) after we read head: no receiver is left to do either. */
+            head = zc__ring_next(r, head);
         } else if (stamp == reserved) {
             /* A reservation not committed yet: abandon it, so that its commit fails and
              * the permit's message stays with its holder. Relaxed: only who owns the

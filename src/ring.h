@@ -74,12 +74,17 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
 /* Claim the next send position for a later commit: ZC_OK (*pos set), ZC_FULL,
  * ZC_CLOSED, or ZC_PENDING (as zc__ring_push). */
 zc_status zc__ring_reserve(zc__ring *r, size_t *pos);
-/* Write msg into reserved pos and publish it: ZC_OK, or ZC_CLOSED if the last receiver's
- * drop abandoned the reservation (msg not taken). */
+/* Write msg into reserved pos and publish it: ZC_OK; ZC_CLOSED if pos is a hole (the
+ * last receiver's drop abandoned it, or it was released), msg not taken; ZC_EINVAL if pos
+ * is not reserved at all (committed before), nothing written. */
 zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg);
-/* Turn reserved pos into a hole. True if this call also skipped it (pos was at head), so
- * that its slot is free now; false if a receiver will skip it, or discard abandoned it. */
-bool zc__ring_release(zc__ring *r, size_t pos);
+/* Turn reserved pos into a hole; if it is the oldest place, skip it and the holes right
+ * after it, freeing their slots (*freed: how many). ZC_OK; ZC_CLOSED if pos was a hole
+ * already (abandoned, or released before); ZC_EINVAL if it is not reserved at all. */
+zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed);
+/* If stamp (the stamp of head's slot) is a hole, move head past it and free its slot:
+ * true if this call did. */
+bool zc__ring_skip_hole(zc__ring *r, size_t head, size_t stamp);
 /* The slot at head carries stamp, which has mark_bit: ZC_EMPTY (a reservation holds the
  * next place), ZC__RING_SKIPPED (this call skipped a hole), or ZC__RING_AGAIN. */
 zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);

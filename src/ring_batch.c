@@ -75,7 +75,12 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
              * a waiting sender's re-check must see a receiver's claim. If that message is
              * unclaimed, at most k slots were free at this load (tail only grows): full. */
             size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == pos) return ZC_FULL;
+            if (head + r->one_lap == pos) {
+                /* The oldest place: skip it if it is a hole, as ring.c's send does. */
+                if (!zc__ring_skip_hole(r, head, stamp)) return ZC_FULL;
+                tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+                continue;
+            }
             /* A receiver claimed it and is still copying it out. */
             if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
             zc__backoff_snooze(&backoff);

@@ -205,10 +205,14 @@ static size_t receivable(void) {
     return n;
 }
 
-/* What a send must return now: ZC_OK, ZC_FULL or ZC_CLOSED. */
+/* What a send attempt must return now: ZC_OK, ZC_FULL or ZC_CLOSED. A send that needs
+ * the slot of the oldest place finds it a hole: it skips it and takes the slot. */
 static zc_status expected_send(void) {
     if (S.m.closed) return ZC_CLOSED;
-    if (S.m.bounded && S.m.len == S.m.cap) return ZC_FULL;
+    if (S.m.bounded && S.m.len == S.m.cap) {
+        if (S.m.kind[S.m.head] != E_HOLE) return ZC_FULL;
+        model_pop();
+    }
     return ZC_OK;
 }
 
@@ -257,8 +261,8 @@ static void check_info(void) {
 /* Poll send future slot i; it must be started. */
 static void poll_send(future_slot *f) {
     zc_waker w = waker_of(f);
-    zc_status want = expected_send();
     bool was_completed = f->completed;
+    zc_status want = was_completed ? ZC_OK : expected_send(); /* a completed one sends nothing */
     zc_status st = zc_send_poll(&f->send, &w);
     f->seen = f->wakes;
     if (was_completed) {
@@ -480,10 +484,17 @@ static void permit_release(permit_slot *ps) {
     if (!ps->held) return;
     ps->held = false;
     if (!S.m.bounded || ps->abandoned) return;
-    if (ps->place == S.m.popped)
-        model_pop(); /* it was next: skipped at once, its slot free */
-    else
+    if (ps->place != S.m.popped) {
         S.m.kind[model_index(ps->place)] = E_HOLE;
+        return;
+    }
+    /* It was the oldest: skipped at once with the holes right after it, slots free (one
+     * sender woken per slot). */
+    model_pop();
+    while (S.m.len > 0 && S.m.kind[S.m.head] == E_HOLE) {
+        model_pop();
+        S.m.holes_skipped++;
+    }
 }
 
 /* ---- one op ---- */

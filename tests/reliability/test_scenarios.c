@@ -40,11 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <zchan/batch.h>
 #include <zchan/block.h>
 #include <zchan/config.h>
 #include <zchan/mpmc.h>
+#include <zchan/permit.h>
 
 #include "atomic.h" /* zc__backoff, zc__cpu_relax (src/) */
 #include "counting_waker.h"
@@ -794,6 +796,59 @@ static void test_value_sent_before_the_last_sender_drops_is_received_before_clos
     }
 }
 
+/* ---- (10b) the last receiver's drop races the release of a reserved place -------------
+ * Found by a new user's tests: zc__ring_discard read head once; a release that skipped
+ * its own hole at head meanwhile freed the slot (stamp head + one_lap), which discard did
+ * not expect, so the drop spun for ever. Each round: bounded(1) with the only place
+ * reserved; one thread releases it while the other drops the last receiver. */
+
+typedef struct release_race {
+    atomic_uint round;   /* the round the releaser may run */
+    atomic_uint done;    /* the last round it finished */
+    zc_permit permit;
+} release_race;
+
+static void *releaser_main(void *arg) {
+    release_race *rr = arg;
+    for (unsigned r = 1;; r++) {
+        await_uint(&rr->round, r);
+        if (rr->permit.zc__tx == NULL) return NULL; /* the end */
+        assert_int_equal(zc_permit_release(&rr->permit), ZC_OK);
+        /* Release: the main thread's await sees the release done. */
+        atomic_store_explicit(&rr->done, r, memory_order_release);
+    }
+}
+
+static void test_last_receiver_drop_racing_a_release_returns(void **state) {
+    (void)state;
+    release_race rr;
+    atomic_init(&rr.round, 0);
+    atomic_init(&rr.done, 0);
+    rr.permit.zc__tx = NULL;
+    pthread_t t;
+    start_thread(&t, releaser_main, &rr);
+    alarm(120); /* a hang in the drop fails the test instead of stalling it */
+    unsigned rounds = scenario_rounds(20000);
+    for (unsigned r = 1; r <= rounds; r++) {
+        zc_sender *tx;
+        zc_receiver *rx;
+        zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+        assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
+        assert_int_equal(zc_try_reserve(tx, &rr.permit), ZC_OK);
+        /* Release: the releaser sees the permit filled in. */
+        atomic_store_explicit(&rr.round, r, memory_order_release);
+        zc_receiver_drop(rx); /* while the place is being released */
+        await_uint(&rr.done, r);
+        uint64_t v = 1;
+        assert_int_equal(zc_try_send(tx, &v), ZC_CLOSED);
+        zc_sender_drop(tx);
+    }
+    rr.permit.zc__tx = NULL;
+    atomic_store_explicit(&rr.round, rounds + 1, memory_order_release);
+    pthread_join(t, NULL);
+    alarm(0);
+}
+
 /* ---- (9) the last receiver's drop races the install of the first segment -------------- */
 
 typedef struct first_send {
@@ -1427,6 +1482,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(
             test_value_sent_before_the_last_sender_drops_is_received_before_closed),
         cmocka_unit_test(test_last_receiver_drop_racing_the_first_segment_disposes_once),
+        cmocka_unit_test(test_last_receiver_drop_racing_a_release_returns),
         cmocka_unit_test(test_close_racing_a_blocked_send_returns_closed_and_its_message),
         cmocka_unit_test(test_one_of_a_hundred_racing_try_sends_fills_a_bounded_1_slot),
         cmocka_unit_test(test_circulating_messages_never_meet_a_false_full),

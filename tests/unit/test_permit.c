@@ -112,6 +112,77 @@ static void test_a_released_place_in_the_middle_is_skipped_by_receivers(void **s
     close_chan(&fx);
 }
 
+static void test_places_released_newest_first_are_all_free_again(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 3);
+    zc_permit a, b, c;
+    reserve_ok(fx.tx, &a);
+    reserve_ok(fx.tx, &b);
+    reserve_ok(fx.tx, &c);
+    uint64_t v = 1;
+    zc_send s;
+    zc_send_init(&s, fx.tx, &v);
+    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_permit_release(&c), ZC_OK); /* holes behind a held place */
+    assert_int_equal(zc_permit_release(&b), ZC_OK);
+    assert_int_equal(counting_waker_count(&fx.cw), 0);
+    /* The oldest goes: its slot and those of the two holes after it are free at once,
+     * with no receiver calling in; the waiting sender is woken. */
+    assert_int_equal(zc_permit_release(&a), ZC_OK);
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    zc_info info;
+    assert_int_equal(zc_sender_info(fx.tx, &info), ZC_OK);
+    assert_int_equal(info.len, 0);
+    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_OK);
+    send_u64(fx.tx, 2);
+    send_u64(fx.tx, 3);
+    assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+    expect_u64(fx.rx, 1);
+    expect_u64(fx.rx, 2);
+    expect_u64(fx.rx, 3);
+    close_chan(&fx);
+}
+
+static void test_a_sender_skips_a_released_place_that_became_the_oldest(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit p;
+    send_u64(fx.tx, 1);
+    reserve_ok(fx.tx, &p);
+    assert_int_equal(zc_permit_release(&p), ZC_OK); /* behind 1: a hole for later */
+    expect_u64(fx.rx, 1);                            /* now the hole is the oldest */
+    send_u64(fx.tx, 2);
+    send_u64(fx.tx, 3); /* needs the hole's slot: skips it, no false ZC_FULL */
+    uint64_t v = 4;
+    assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
+    expect_u64(fx.rx, 2);
+    expect_u64(fx.rx, 3);
+    expect_recv_status(fx.rx, ZC_EMPTY);
+    close_chan(&fx);
+}
+
+static void test_a_stale_copy_of_a_permit_is_einval_and_changes_nothing(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 1);
+    zc_permit p, copy;
+    reserve_ok(fx.tx, &p);
+    copy = p;
+    commit_u64(&p, 1);
+    uint64_t v = 2;
+    assert_int_equal(zc_permit_commit(&copy, &v), ZC_EINVAL); /* the place is used */
+    expect_u64(fx.rx, 1); /* not overwritten */
+    reserve_ok(fx.tx, &p);
+    copy = p;
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+    assert_int_equal(zc_permit_release(&copy), ZC_EINVAL);
+    send_u64(fx.tx, 3);
+    expect_u64(fx.rx, 3);
+    close_chan(&fx);
+}
+
 static void test_recv_many_stops_at_a_reservation_and_skips_a_hole(void **state) {
     (void)state;
     fixture fx;
@@ -188,25 +259,24 @@ static void test_a_receiver_skipping_a_hole_wakes_a_waiting_sender(void **state)
     zc_permit p;
     send_u64(fx.tx, 1);
     reserve_ok(fx.tx, &p);
-    assert_int_equal(zc_permit_release(&p), ZC_OK); /* not at head: a hole for later */
-    uint64_t v = 2;
-    zc_send s;
-    zc_send_init(&s, fx.tx, &v);
-    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_PENDING);
-    expect_u64(fx.rx, 1); /* frees a slot: wakes the sender */
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
-    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_OK);
-    /* Full again (the hole and 2); the next receive skips the hole, freeing its slot. */
+    assert_int_equal(zc_permit_release(&p), ZC_OK); /* behind 1: a hole for later */
     counting_waker cw2;
     counting_waker_init(&cw2);
     zc_waker w2 = counting_waker_of(&cw2);
-    uint64_t v3 = 3;
-    zc_send s3;
-    zc_send_init(&s3, fx.tx, &v3);
-    assert_int_equal(zc_send_poll(&s3, &w2), ZC_PENDING);
+    uint64_t va = 2, vb = 3;
+    zc_send sa, sb;
+    zc_send_init(&sa, fx.tx, &va);
+    zc_send_init(&sb, fx.tx, &vb);
+    assert_int_equal(zc_send_poll(&sa, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&sb, &w2), ZC_PENDING);
+    expect_u64(fx.rx, 1); /* frees 1's slot: wakes the first sender */
+    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(counting_waker_count(&cw2), 0);
+    assert_int_equal(zc_send_poll(&sa, &fx.w), ZC_OK); /* full again: the hole and 2 */
+    /* This receive skips the hole first: that frees a slot too, for the second sender. */
     expect_u64(fx.rx, 2);
-    assert_true(counting_waker_count(&cw2) >= 1);
-    assert_int_equal(zc_send_poll(&s3, &w2), ZC_OK);
+    assert_int_equal(counting_waker_count(&cw2), 1);
+    assert_int_equal(zc_send_poll(&sb, &w2), ZC_OK);
     expect_u64(fx.rx, 3);
     close_chan(&fx);
 }
@@ -424,6 +494,9 @@ int main(void) {
         cmocka_unit_test(test_committed_message_takes_its_place_at_reserve_time),
         cmocka_unit_test(test_reservations_take_capacity_until_released),
         cmocka_unit_test(test_a_released_place_in_the_middle_is_skipped_by_receivers),
+        cmocka_unit_test(test_places_released_newest_first_are_all_free_again),
+        cmocka_unit_test(test_a_sender_skips_a_released_place_that_became_the_oldest),
+        cmocka_unit_test(test_a_stale_copy_of_a_permit_is_einval_and_changes_nothing),
         cmocka_unit_test(test_recv_many_stops_at_a_reservation_and_skips_a_hole),
         cmocka_unit_test(test_commit_wakes_a_receiver_waiting_behind_the_reservation),
         cmocka_unit_test(test_release_wakes_a_receiver_waiting_behind_the_reservation),
