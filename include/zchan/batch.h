@@ -89,8 +89,8 @@ ZC_EXPORT zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, 
  * @param out  max * elem_size writable bytes; only the first *got messages are written.
  * @param max  Most messages to take, >= 1.
  * @param got  Where the count of messages taken goes (0 unless ZC_OK); not NULL.
- * @return ZC_OK (*got >= 1); ZC_EMPTY (open, and no message from a completed send was
- *         waiting at some moment of the call); ZC_CLOSED (closed and drained);
+ * @return ZC_OK (*got >= 1); ZC_EMPTY (as zc_try_recv: open and nothing waiting, or a
+ *         reserved place next); ZC_CLOSED (closed and drained);
  *         ZC_EINVAL (rx, out or got NULL, or max 0).
  *
  * Thread safety: any number of concurrent senders and receivers.

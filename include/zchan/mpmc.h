@@ -54,7 +54,9 @@ typedef struct zc_config {
 
 /** A snapshot of a channel's state (see zc_sender_info). */
 typedef struct zc_info {
-    size_t len;       /**< messages held now */
+    size_t len;       /**< messages held now; bounded: places taken, which also counts
+                           reserved places (zchan/permit.h) and released ones that no
+                           receive has passed yet */
     size_t capacity;  /**< cap in messages; SIZE_MAX for unbounded */
     size_t senders;   /**< live sender handles */
     size_t receivers; /**< live receiver handles */
@@ -199,8 +201,9 @@ ZC_EXPORT zc_status zc_try_send(zc_sender *tx, const void *msg);
  * @param rx   Receiver handle; not dropped.
  * @param out  elem_size writable bytes; written only on ZC_OK.
  * @return ZC_OK; ZC_EMPTY (open, and no message from a completed send was waiting at
- *         some moment during the call); ZC_CLOSED (closed and drained);
- *         ZC_EINVAL (rx or out NULL).
+ *         some moment during the call; or, bounded, the next place is held by a
+ *         two-phase send not yet committed, closed or not: see zchan/permit.h);
+ *         ZC_CLOSED (closed and drained); ZC_EINVAL (rx or out NULL).
  *
  * Thread safety: any number of concurrent senders and receivers.
  * Progress: as zc_try_send; waits out a sender stalled on an earlier slot rather than

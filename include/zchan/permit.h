@@ -15,8 +15,10 @@
  * were sent after it). A permit is a send in progress, and the contract counts an
  * operation in progress as not yet done; hold permits briefly, never across a wait for
  * a receiver of the same channel (that waits forever). A released place becomes a hole
- * that the receiver reaching it skips; its slot is free again once skipped (at once when
- * it is the oldest place). Source: the claim-then-publish of the LMAX Disruptor's
+ * in the order. When the released place is the oldest one, its slot and those of the
+ * holes right after it are free at once; a hole behind a message or a held place keeps
+ * its slot until the receive position reaches it (the receiver, or a sender that needs
+ * that slot, skips it then). Source: the claim-then-publish of the LMAX Disruptor's
  * sequences and of DPDK's rte_ring zero-copy enqueue (enqueue_zc_start / finish), over
  * the per-slot stamps of the ring (src/ring.c): a reserved slot carries its position
  * with the ring's mark bit, a hole the next position with the mark bit.
@@ -28,6 +30,14 @@
  * committed or released. An uncommitted permit still held when the last receiver is
  * dropped is abandoned: its commit then says ZC_CLOSED and the message stays the
  * caller's.
+ *
+ * A permit is one object, filled by a reservation: a struct that holds a place must be
+ * committed or released before it is reserved into again (reserving into it forgets the
+ * place, and receivers then wait behind it for ever). Copies of a permit are not permits:
+ * on a bounded channel a commit or release through a copy whose place was already used
+ * says ZC_EINVAL (nothing written); on an unbounded one it would send again. A permit
+ * that was never filled must not be passed to commit or release (zc_permit p = {0} is an
+ * empty one, on which they say ZC_EINVAL).
  *
  * | call                                     | concurrent with                           |
  * |------------------------------------------|-------------------------------------------|
@@ -78,7 +88,8 @@ typedef struct zc_reserve {
 } zc_reserve;
 
 /**
- * Prepare a reservation future. Nothing happens until the first poll.
+ * Prepare a reservation future. Nothing happens until the first poll. Not on a pending
+ * future (cancel it first), as zc_send_init.
  *
  * @param f   The future (caller memory, not moved while pending); NULL does nothing.
  * @param tx  Sender handle; must outlive the future and the permit.
@@ -94,8 +105,10 @@ ZC_EXPORT void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p);
  * @param f  An initialised future.
  * @param w  Waker; copied, not kept by pointer. Not NULL, wake not NULL.
  * @return ZC_OK (the permit holds a place; later polls return ZC_OK again and reserve
- *         nothing more); ZC_PENDING; ZC_CLOSED; ZC_EINVAL (NULL f, handle, permit or
- *         waker: the future is cancelled, no wake follows).
+ *         nothing more, also after the permit was committed or released: that ZC_OK says
+ *         the reservation happened, not that the permit still holds it); ZC_PENDING;
+ *         ZC_CLOSED; ZC_EINVAL (NULL f, handle, permit or waker: the future is
+ *         cancelled, no wake follows).
  */
 ZC_EXPORT zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w);
 
@@ -139,7 +152,8 @@ ZC_EXPORT zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t tim
  *         receiver was dropped; unbounded, the channel was closed since the reservation;
  *         the message stays the caller's and p is empty); ZC_ENOMEM (unbounded only: a
  *         new segment could not be allocated; nothing changed, p still holds its place:
- *         commit again or release); ZC_EINVAL (p NULL or empty, msg NULL).
+ *         commit again or release); ZC_EINVAL (p NULL or empty, msg NULL, or a stale
+ *         copy of a bounded permit whose place was already committed or released).
  *
  * Bounded: a place reserved before a close is still committed after it, as a send
  * that claimed its slot before the close completes; receivers drain it.
@@ -147,11 +161,13 @@ ZC_EXPORT zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t tim
 ZC_EXPORT zc_status zc_permit_commit(zc_permit *p, const void *msg);
 
 /**
- * Give the permit's place back unused, and wake the receivers waiting behind it and,
- * once its slot is free, one waiting sender.
+ * Give the permit's place back unused: wake a receiver waiting behind it and, for each
+ * slot this frees at once (see the file comment), one waiting sender.
  *
  * @param p  A permit holding a place.
- * @return ZC_OK (p is empty); ZC_EINVAL (p NULL or empty).
+ * @return ZC_OK (p is empty; also when the last receiver's drop had abandoned the place);
+ *         ZC_EINVAL (p NULL or empty, or a stale copy of a bounded permit whose place
+ *         was already committed or released).
  */
 ZC_EXPORT zc_status zc_permit_release(zc_permit *p);
 
