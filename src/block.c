@@ -15,6 +15,7 @@
  */
 #include <zchan/block.h>
 
+#include "atomic.h"
 #include "block_on.h"
 
 /* One future of either kind, with what its poll needs. */
@@ -54,10 +55,28 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
     return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns);
 }
 
+/* Attempts a blocking call makes with the try operation, backing off between them (a few
+ * pause rounds, then sched_yield), before it registers a waiter and parks: crossbeam's
+ * Backoff before its parking. A partner thread that answers within a few microseconds is
+ * met with no waiter on the list, so neither side pays for the list or the wake-up. */
+#define PRESPIN 10
+
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
+    zc__backoff b = ZC__BACKOFF_INIT;
+    for (int i = 0; i < PRESPIN; i++) {
+        zc_status s = zc_try_send(tx, msg);
+        if (s != ZC_FULL) return s;
+        zc__backoff_snooze(&b);
+    }
     return zc_send_timeout(tx, msg, UINT64_MAX);
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
+    zc__backoff b = ZC__BACKOFF_INIT;
+    for (int i = 0; i < PRESPIN; i++) {
+        zc_status s = zc_try_recv(rx, out);
+        if (s != ZC_EMPTY) return s;
+        zc__backoff_snooze(&b);
+    }
     return zc_recv_timeout(rx, out, UINT64_MAX);
 }

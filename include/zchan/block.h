@@ -86,7 +86,10 @@ ZC_EXPORT zc_status zc_parker_park_timeout(zc_parker *p, uint64_t timeout_ns);
 ZC_EXPORT void zc_parker_destroy(zc_parker *p);
 
 /**
- * Send one message, parking the calling thread while the channel is full.
+ * Send one message, parking the calling thread while the channel is full. Before it
+ * registers as a waiter it makes a few zc_try_send attempts, backing off between them
+ * (pauses, then sched_yield: a few microseconds in all), as crossbeam's blocking calls
+ * do, so that a partner thread that frees a slot at once costs no wake-up.
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.
@@ -99,7 +102,8 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
 ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
 
 /**
- * Receive one message, parking the calling thread while the channel is empty.
+ * Receive one message, parking the calling thread while the channel is empty. Tries
+ * first as zc_send_blocking does.
  *
  * @param rx   Receiver handle.
  * @param out  elem_size writable bytes; written only on ZC_OK.
