@@ -35,8 +35,10 @@
  *
  * Reservations (two-phase send): a reserved position's slot holds pos | mark_bit; commit
  * publishes pos + 1 like a push; release leaves the hole (pos + 1) | mark_bit, which the
- * receiver that reaches it skips (moving head and freeing the slot, as a receive does)
- * and which the releaser skips itself when the hole is already at head. A receiver
+ * receiver that reaches it skips (moving head and freeing the slot, as a receive does).
+ * A releaser whose hole is the oldest place skips it, and the holes right after it,
+ * itself; a sender that needs the oldest place's slot and finds a hole there skips it
+ * too, so a released place never keeps a slot that nobody comes for. A receiver
  * never passes a reservation: the message takes its place in the order at reserve time
  * (as the Disruptor's claimed sequence and DPDK's zero-copy enqueue do), so what was
  * sent after it waits for its commit or release.
