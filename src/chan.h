@@ -67,8 +67,7 @@ static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
     zc_status s = zc__ring_pop(&ch->q.ring, out);
     /* A released reservation skipped: its slot is free too. */
     for (; s == ZC__RING_SKIPPED; s = zc__ring_pop(&ch->q.ring, out))
-        if (zc__waitlist_has_waiters(&ch->send_waiters)) /* [F1], as below */
-            zc__waitlist_notify_one(&ch->send_waiters);
+        zc__waitlist_notify_up_to(&ch->send_waiters, 1); /* [F1], as below */
     /* [F1]: a slot was freed by a seq_cst claim; look for a waiting sender. */
     if (s == ZC_OK && zc__waitlist_has_waiters(&ch->send_waiters))
         zc__waitlist_notify_one(&ch->send_waiters);
