@@ -17,6 +17,7 @@
 
 #include "atomic.h"
 #include "block_on.h"
+#include "chan.h"
 
 /* One future of either kind, with what its poll needs. */
 typedef struct op {
@@ -55,28 +56,39 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
     return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns);
 }
 
-/* Attempts a blocking call makes with the try operation, backing off between them (a few
- * pause rounds, then sched_yield), before it registers a waiter and parks: crossbeam's
+/* Attempts a blocking call makes before it registers a waiter and parks, backing off
+ * between them (a few rounds watching the slot it needs, then sched_yield): crossbeam's
  * Backoff before its parking. A partner thread that answers within a few microseconds is
- * met with no waiter on the list, so neither side pays for the list or the wake-up. */
+ * met with no waiter on the list, so neither side pays for the list or the wake-up. On a
+ * bounded channel these attempts never read the peer's index (zc__chan_send_spin): a
+ * waiting receiver that read tail at every attempt would pull the senders' line into its
+ * cache, and the sender's claim would have to fetch it back. So a receive on a closed,
+ * drained channel is told ZC_CLOSED by the poll after the spin, a few microseconds late.
+ * Measured on the 2-vCPU VM, two threads bouncing a message over two bounded(1)
+ * channels, 200,000 round trips: 690-870 ns a round trip with zc_try_send / zc_try_recv
+ * as the attempts, 370-490 ns with these (bench row 15-threads). */
 #define PRESPIN 10
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
-    zc__backoff b = ZC__BACKOFF_INIT;
-    for (int i = 0; i < PRESPIN; i++) {
-        zc_status s = zc_try_send(tx, msg);
-        if (s != ZC_FULL) return s;
-        zc__backoff_snooze(&b);
+    if (tx && msg) {
+        zc__backoff b = ZC__BACKOFF_INIT;
+        for (int i = 0; i < PRESPIN; i++) {
+            zc_status s = zc__chan_send_spin(tx->ch, msg);
+            if (s != ZC_FULL && s != ZC_PENDING) return s;
+            zc__chan_snooze(tx->ch, &b, false);
+        }
     }
-    return zc_send_timeout(tx, msg, UINT64_MAX);
+    return zc_send_timeout(tx, msg, UINT64_MAX); /* NULL tx or msg: ZC_EINVAL */
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
-    zc__backoff b = ZC__BACKOFF_INIT;
-    for (int i = 0; i < PRESPIN; i++) {
-        zc_status s = zc_try_recv(rx, out);
-        if (s != ZC_EMPTY) return s;
-        zc__backoff_snooze(&b);
+    if (rx && out) {
+        zc__backoff b = ZC__BACKOFF_INIT;
+        for (int i = 0; i < PRESPIN; i++) {
+            zc_status s = zc__chan_recv_spin(rx->ch, out);
+            if (s != ZC_EMPTY && s != ZC_PENDING) return s;
+            zc__chan_snooze(rx->ch, &b, true);
+        }
     }
-    return zc_recv_timeout(rx, out, UINT64_MAX);
+    return zc_recv_timeout(rx, out, UINT64_MAX); /* NULL rx or out: ZC_EINVAL */
 }

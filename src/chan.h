@@ -75,6 +75,43 @@ static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
 }
 
 
+/* The attempts of a blocking call's spin before it parks (block.c): on a bounded channel
+ * only the ring's first attempt (zc__ring_push_fast / zc__ring_pop_fast), which reads the
+ * caller's own index and its slot and never the peer's index, so that the peer's claim
+ * and publish stay in its own cache; waking a waiting peer as zc__chan_send / recv do.
+ * ZC_OK, ZC_CLOSED (send only: the close mark is on tail, the senders' own line), or
+ * ZC_FULL / ZC_EMPTY for "not now" (a receive on a closed channel too: the full attempt
+ * after the spin tells). An unbounded channel makes its full attempt. */
+static inline zc_status zc__chan_send_spin(zc__chan *ch, const void *msg) {
+    if (!ch->bounded) return zc__chan_send(ch, msg);
+    if (!zc__ring_push_fast(&ch->q.ring, msg))
+        return zc__ring_is_closed(&ch->q.ring) ? ZC_CLOSED : ZC_FULL; /* tail: our own line */
+    /* [F1], as in zc__chan_send. */
+    if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__waitlist_notify_one(&ch->recv_waiters);
+    return ZC_OK;
+}
+
+static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
+    if (!ch->bounded) return zc__chan_recv(ch, out);
+    if (!zc__ring_pop_fast(&ch->q.ring, out)) return ZC_EMPTY;
+    /* [F1], as in zc__chan_recv. */
+    if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
+    return ZC_OK;
+}
+
+/* Back off between two of those attempts: as zc__backoff_snooze, but a bounded channel's
+ * spin rounds watch the slot the call needs (zc__ring_watch) instead of pausing blind,
+ * and end as soon as it changes. */
+static inline void zc__chan_snooze(zc__chan *ch, zc__backoff *b, bool recv) {
+    if (ch->bounded && !zc__backoff_spun_out(b)) {
+        zc__ring *r = &ch->q.ring;
+        zc__ring_watch(r, recv ? &r->head : &r->tail, 1u << b->step);
+        b->step++;
+    } else {
+        zc__backoff_snooze(b);
+    }
+}
+
 /* Whether a waiting receiver / sender could make progress now (for passing on an
  * absorbed wake-up): a message is held or the channel is closed / a slot is free or
  * the channel is closed. */

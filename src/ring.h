@@ -125,7 +125,11 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out);
 
 /* Both fast paths read every field they need before the claiming CAS: the CAS is a
  * compiler barrier, after which the plain fields would be loaded again. */
-static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
+/* The first attempt alone: true if msg was sent; false for anything else (full, closed,
+ * contention, a peer mid-operation), found without reading head (the receivers' line)
+ * and with nothing changed. A waiting sender that spins on it (block.c) leaves the
+ * receivers' line alone. */
+static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     size_t index = tail & (r->mark_bit - 1); /* a marked (closed) tail fails the stamp check */
@@ -142,12 +146,19 @@ static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
         /* [R1] publish the message; pairs with [A2]. */
         atomic_store_explicit(stamp, tail + 1, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        return ZC_OK;
+        return true;
     }
-    return zc__ring_push_slow(r, msg);
+    return false;
 }
 
-static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
+static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
+    return zc__ring_push_fast(r, msg) ? ZC_OK : zc__ring_push_slow(r, msg);
+}
+
+/* The first attempt alone: true if a message was copied out; false for anything else
+ * (empty, closed, a reservation or hole, contention, a sender mid-write), found without
+ * reading tail (the senders' line) and with nothing changed. */
+static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     size_t index = head & (r->mark_bit - 1);
@@ -164,9 +175,30 @@ static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
         /* [R2] release the slot for the next lap; pairs with [A1]. */
         atomic_store_explicit(stamp, head + one_lap, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        return ZC_OK;
+        return true;
     }
-    return zc__ring_pop_slow(r, out);
+    return false;
+}
+
+static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
+    return zc__ring_pop_fast(r, out) ? ZC_OK : zc__ring_pop_slow(r, out);
+}
+
+/* Wait, for at most `pauses` pause instructions, while the slot at the end given by
+ * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps the stamp it has
+ * now: a waiter that watches only that slot's line (and the index it owns) leaves the
+ * peer's index line alone, so the peer's claiming CAS and publish stay local until the
+ * one transfer of the slot. A hint only: the caller tries again whatever happened. */
+static inline void zc__ring_watch(const zc__ring *r, const _Atomic size_t *index_word,
+                                  unsigned pauses) {
+    /* Relaxed: a guess of the slot to watch; nothing is read through it. */
+    size_t pos = atomic_load_explicit((_Atomic size_t *)index_word, memory_order_relaxed);
+    _Atomic size_t *stamp = zc__ring_stamp(r, pos & (r->mark_bit - 1));
+    /* Relaxed: only a change is looked for; the next attempt reads with acquire. */
+    size_t seen = atomic_load_explicit(stamp, memory_order_relaxed);
+    for (unsigned i = 0; i < pauses && atomic_load_explicit(stamp, memory_order_relaxed) == seen;
+         i++)
+        zc__cpu_relax();
 }
 
 #endif /* ZCHAN_SRC_RING_H */
