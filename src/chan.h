@@ -48,13 +48,21 @@ struct zc__chan {
     struct zc_receiver rx;
 };
 
+/* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver. */
+static inline void zc__chan_wake_receiver(zc__chan *ch) {
+    if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__waitlist_notify_one(&ch->recv_waiters);
+}
+
+/* [F1] after a receive freed a slot with a seq_cst claim: look for a waiting sender. */
+static inline void zc__chan_wake_sender(zc__chan *ch) {
+    if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
+}
+
 /* One send attempt, waking a receiver on success: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM,
  * or ZC_PENDING (a receiver is mid-release on the slot we need; try again soon). */
 static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
     zc_status s = ch->bounded ? zc__ring_push(&ch->q.ring, msg) : zc__segq_push(&ch->q.segq, msg);
-    /* [F1]: the claim above was a seq_cst RMW; now look for a waiting receiver. */
-    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->recv_waiters))
-        zc__waitlist_notify_one(&ch->recv_waiters);
+    if (s == ZC_OK) zc__chan_wake_receiver(ch);
     return s;
 }
 
@@ -67,10 +75,8 @@ static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
     zc_status s = zc__ring_pop(&ch->q.ring, out);
     /* A released reservation skipped: its slot is free too. */
     for (; s == ZC__RING_SKIPPED; s = zc__ring_pop(&ch->q.ring, out))
-        zc__waitlist_notify_up_to(&ch->send_waiters, 1); /* [F1], as below */
-    /* [F1]: a slot was freed by a seq_cst claim; look for a waiting sender. */
-    if (s == ZC_OK && zc__waitlist_has_waiters(&ch->send_waiters))
-        zc__waitlist_notify_one(&ch->send_waiters);
+        zc__chan_wake_sender(ch);
+    if (s == ZC_OK) zc__chan_wake_sender(ch);
     return s;
 }
 
@@ -86,16 +92,14 @@ static inline zc_status zc__chan_send_spin(zc__chan *ch, const void *msg) {
     if (!ch->bounded) return zc__chan_send(ch, msg);
     if (!zc__ring_push_fast(&ch->q.ring, msg))
         return zc__ring_is_closed(&ch->q.ring) ? ZC_CLOSED : ZC_FULL; /* tail: our own line */
-    /* [F1], as in zc__chan_send. */
-    if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__waitlist_notify_one(&ch->recv_waiters);
+    zc__chan_wake_receiver(ch);
     return ZC_OK;
 }
 
 static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
     if (!ch->bounded) return zc__chan_recv(ch, out);
     if (!zc__ring_pop_fast(&ch->q.ring, out)) return ZC_EMPTY;
-    /* [F1], as in zc__chan_recv. */
-    if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
+    zc__chan_wake_sender(ch);
     return ZC_OK;
 }
 

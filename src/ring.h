@@ -123,12 +123,12 @@ static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out);
 
-/* Both fast paths read every field they need before the claiming CAS: the CAS is a
- * compiler barrier, after which the plain fields would be loaded again. */
 /* The first attempt alone: true if msg was sent; false for anything else (full, closed,
  * contention, a peer mid-operation), found without reading head (the receivers' line)
  * and with nothing changed. A waiting sender that spins on it (block.c) leaves the
- * receivers' line alone. */
+ * receivers' line alone. Both fast paths read every field they need before the claiming
+ * CAS: the CAS is a compiler barrier, after which the plain fields would be loaded
+ * again. */
 static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
