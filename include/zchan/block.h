@@ -87,9 +87,12 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
 
 /**
  * Send one message, parking the calling thread while the channel is full. Before it
- * registers as a waiter it makes a few zc_try_send attempts, backing off between them
- * (pauses, then sched_yield: a few microseconds in all), as crossbeam's blocking calls
- * do, so that a partner thread that frees a slot at once costs no wake-up.
+ * registers as a waiter it makes a few send attempts, backing off between them (a few
+ * rounds watching the slot it needs, then sched_yield: a few microseconds in all), as
+ * crossbeam's blocking calls do, so that a partner thread that frees a slot at once
+ * costs no wake-up. On a bounded channel those attempts read only the senders' side of
+ * the ring, never the receivers' index, so a waiting sender does not slow the receiver
+ * it waits for.
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.
@@ -103,7 +106,9 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
 
 /**
  * Receive one message, parking the calling thread while the channel is empty. Tries
- * first as zc_send_blocking does.
+ * first as zc_send_blocking does (on a bounded channel reading only the receivers' side
+ * of the ring; so on a closed and drained bounded channel ZC_CLOSED comes after those
+ * attempts, a few microseconds late).
  *
  * @param rx   Receiver handle.
  * @param out  elem_size writable bytes; written only on ZC_OK.
