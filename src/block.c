@@ -11,7 +11,10 @@
  * contract (zchan/waker.h): once a poll has returned a final status, or the cancel has
  * returned, no call of the parker's wake is running or will come.
  *
- * No atomics here: all synchronisation is in the futures and the parker (park.c).
+ * zc_send_blocking and zc_recv_blocking first spin with the channel's own attempts
+ * (chan.h zc__chan_send_spin / recv_spin: see PRESPIN below), then run the future.
+ *
+ * No atomics here: all synchronisation is in chan.h, the futures and the parker (park.c).
  */
 #include <zchan/block.h>
 
