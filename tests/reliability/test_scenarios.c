@@ -1454,6 +1454,115 @@ test_batch_sender_cancelled_after_a_self_woken_poll_strands_no_waiter(void **sta
     run_cancel_after_a_self_woken_pending_poll(BATCH_SENDER);
 }
 
+/* ---- a peer held between its claim and its copy: the others still time out --------- */
+
+/* Holds the thread marked hold_me at its SLOT_CLAIMED point until release is set: a
+ * receiver that claimed the only message and was preempted before copying it out, or a
+ * sender that claimed the only slot before writing. The operation under test must finish
+ * while the peer is held; a watchdog releases the peer after HOLD_NS and says so, so a
+ * regression fails the test instead of hanging it. */
+#define HOLD_NS (5ull * 1000 * 1000 * 1000)
+
+typedef struct hold {
+    atomic_bool held;    /* the marked thread sits at its SLOT_CLAIMED point */
+    atomic_bool release; /* let it go on */
+    atomic_bool forced;  /* the watchdog released it: the call under test had not returned */
+} hold;
+
+static _Thread_local bool hold_me;
+
+static void hold_hook(zc__hook_point point, void *ctx) {
+    hold *h = ctx;
+    if (point != ZC__HOOK_SLOT_CLAIMED || !hold_me) return;
+    hold_me = false;
+    /* Release/acquire: plain flags between the threads of the test. */
+    atomic_store_explicit(&h->held, true, memory_order_release);
+    while (!atomic_load_explicit(&h->release, memory_order_acquire))
+        sched_yield();
+}
+
+static void *hold_watchdog(void *arg) {
+    hold *h = arg;
+    uint64_t until = now_ns() + HOLD_NS;
+    while (!atomic_load_explicit(&h->release, memory_order_acquire)) {
+        if (now_ns() >= until) {
+            atomic_store_explicit(&h->forced, true, memory_order_release);
+            atomic_store_explicit(&h->release, true, memory_order_release);
+            break;
+        }
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    }
+    return NULL;
+}
+
+typedef struct held_op {
+    fixture *f;
+    uint64_t v;  /* the held sender's message; the held receiver's catch */
+    zc_status s; /* what the held operation returned (checked on the main thread) */
+} held_op;
+
+static void *held_try_recv(void *arg) {
+    held_op *op = arg;
+    hold_me = true;
+    op->s = zc_try_recv(op->f->rx, &op->v);
+    return NULL;
+}
+
+static void *held_try_send(void *arg) {
+    held_op *op = arg;
+    hold_me = true;
+    op->s = zc_try_send(op->f->tx, &op->v);
+    return NULL;
+}
+
+/* On a bounded(1) channel, a peer on the same end as the call under test is held in
+ * the middle of its operation; the call (a receive or a send with a 20 ms timeout) finds
+ * nothing it could take and must return ZC_TIMEDOUT while the peer is still held. */
+static void run_timeout_while_a_peer_is_held(bool receive) {
+    fixture f;
+    fixture_init(&f, 1);
+    if (receive) send_u64(f.tx, 1);
+    hold h;
+    atomic_init(&h.held, false);
+    atomic_init(&h.release, false);
+    atomic_init(&h.forced, false);
+    held_op op = {.f = &f, .v = 2};
+    zc__test_set_hook(hold_hook, &h);
+    pthread_t peer, dog;
+    start_thread(&peer, receive ? held_try_recv : held_try_send, &op);
+    while (!atomic_load_explicit(&h.held, memory_order_acquire))
+        sched_yield();
+    start_thread(&dog, hold_watchdog, &h);
+    uint64_t v = 3;
+    zc_status s = receive ? zc_recv_timeout(f.rx, &v, 20 * 1000 * 1000)
+                          : zc_send_timeout(f.tx, &v, 20 * 1000 * 1000);
+    bool forced = atomic_load_explicit(&h.forced, memory_order_acquire);
+    atomic_store_explicit(&h.release, true, memory_order_release);
+    pthread_join(dog, NULL);
+    pthread_join(peer, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_false(forced); /* returned while the peer was held */
+    assert_int_equal(s, ZC_TIMEDOUT);
+    assert_int_equal(op.s, ZC_OK);
+    if (receive) {
+        assert_int_equal(op.v, 1); /* the held receiver got the message */
+    } else {
+        expect_u64(f.rx, 2); /* the held sender's message, and not ours */
+    }
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_recv_timeout_expires_while_another_receiver_is_held_mid_copy(void **state) {
+    (void)state;
+    run_timeout_while_a_peer_is_held(true);
+}
+
+static void test_send_timeout_expires_while_another_sender_is_held_mid_write(void **state) {
+    (void)state;
+    run_timeout_while_a_peer_is_held(false);
+}
+
 #endif /* ZCHAN_TEST_HOOKS */
 
 /* An optional argument runs only the tests whose names match it (cmocka's pattern). */
@@ -1495,6 +1604,8 @@ int main(int argc, char **argv) {
             test_batch_receiver_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(
             test_batch_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
+        cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_is_held_mid_copy),
+        cmocka_unit_test(test_send_timeout_expires_while_another_sender_is_held_mid_write),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
