@@ -12,6 +12,7 @@
 #ifndef ZCHAN_SRC_BLOCK_ON_H
 #define ZCHAN_SRC_BLOCK_ON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <zchan/block.h>
@@ -33,15 +34,19 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
         uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only when waiting */
-        do {
+        while (s == ZC_PENDING) {
             /* A deadline already past (timeout 0) still takes a permit that is there, so
-             * a future that asked to be polled again soon gets its next attempt. */
-            if (zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT) {
+             * a future that asked to be polled again soon gets its next attempt. But a
+             * future that keeps waking itself (a peer stalled mid-operation) always
+             * leaves one: so after a ZC_PENDING poll the clock is read as well. */
+            bool expired = zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT ||
+                           ((s = poll(op, &waker)) == ZC_PENDING &&
+                            deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns);
+            if (expired) {
                 cancel(op);
                 s = ZC_TIMEDOUT;
-                break;
             }
-        } while ((s = poll(op, &waker)) == ZC_PENDING);
+        }
     }
     zc_parker_destroy(&parker);
     return s;

@@ -124,8 +124,11 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
             zc__backoff_snooze(&backoff);
             tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         } else {
-            /* Our tail is stale: other senders moved on. Relaxed reload, as above. */
-            zc__cpu_relax();
+            /* Our tail is stale (other senders moved on), or the sender that claimed the
+             * slot's previous position is still writing it. Back off as for any peer
+             * mid-operation: a preempted one must not keep us spinning. Relaxed reload. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
+            zc__backoff_snooze(&backoff);
             tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         }
     }
@@ -181,8 +184,10 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
             zc__backoff_snooze(&backoff);
             head = atomic_load_explicit(&r->head, memory_order_relaxed);
         } else {
-            /* Stale head: other receivers moved on. */
-            zc__cpu_relax();
+            /* Stale head (other receivers moved on), or the receiver that claimed the
+             * slot's previous message is still copying it out: back off, as above. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
+            zc__backoff_snooze(&backoff);
             head = atomic_load_explicit(&r->head, memory_order_relaxed);
         }
     }

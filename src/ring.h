@@ -40,13 +40,15 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size);
 void zc__ring_destroy(zc__ring *r);
 
 /* One send attempt. ZC_OK (copied in), ZC_FULL (cap messages held), ZC_CLOSED, or
- * ZC_PENDING: a receiver is between claiming and releasing the slot this send needs,
- * and a short spin did not see it finish; the caller retries (or re-polls later). */
+ * ZC_PENDING: a receiver is between claiming and releasing the slot this send needs, or
+ * the sender of that slot's previous position between claiming and publishing it, and a
+ * short backoff did not see it finish; the caller retries (or re-polls later). */
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg);
 
 /* One receive attempt. ZC_OK (copied out), ZC_EMPTY (also: a reservation holds the next
  * place), ZC_CLOSED (closed and drained), ZC_PENDING: a sender has claimed the next slot
- * but not yet published it, or ZC__RING_SKIPPED (see below). */
+ * but not yet published it, or the receiver of the slot's previous message has not
+ * released it yet (after a short backoff), or ZC__RING_SKIPPED (see below). */
 static inline zc_status zc__ring_pop(zc__ring *r, void *out);
 
 /* Set the mark bit; true if this call set it. */

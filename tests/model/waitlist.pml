@@ -7,8 +7,10 @@
  *  - the ring as positions: a send claims position `tail` (one atomic step: the CAS,
  *    which fails on a closed channel), then publishes it; a receive claims `head`, then
  *    releases the slot. A claimed-but-unpublished head gives PENDING to a receive, a
- *    claimed-but-unreleased slot gives PENDING to a send (ring.c: the peer is mid-copy);
- *    FULL and EMPTY are answered only when they hold.
+ *    claimed-but-unreleased slot gives PENDING to a send or a receive, and so does a
+ *    slot whose previous lap's sender has not published (ring.c: a peer is mid-copy; the
+ *    attempt backs off, then says PENDING); FULL and EMPTY are answered only when they
+ *    hold.
  *  - after a successful claim, the [F1] check: the other side's `waiters` count, and
  *    notify_one if it is not zero (chan.h zc__chan_send / zc__chan_recv).
  *  - register: wait while WAKING, then under the lock link the node (at the front if it
@@ -296,7 +298,9 @@ inline try_send(s) {
         :: !closed && tail >= CAP && !rel[tail - CAP] && head + CAP == tail && pub[tail - CAP] ->
             s = FULL
         :: !closed && tail >= CAP && !rel[tail - CAP] && head + CAP != tail -> s = PENDING
-        /* else: the previous lap's sender has not published: spin (block) */
+        /* the previous lap's sender has not published: back off, then PENDING (ring.c) */
+        :: !closed && tail >= CAP && !rel[tail - CAP] && head + CAP == tail && !pub[tail - CAP] ->
+            s = PENDING
         fi
     }
     if
@@ -318,10 +322,13 @@ inline try_send(s) {
 inline try_recv(s) {
     atomic {
         if
-        :: head != tail && pub[head] -> k = head; head++; received++; s = OK
-        :: head != tail && !pub[head] -> s = PENDING
-        :: head == tail && closed -> s = CLOSED
-        :: head == tail && !closed -> s = EMPTY
+        /* the slot's previous receiver has not released it: back off, then PENDING */
+        :: head >= CAP && !rel[head - CAP] -> s = PENDING
+        :: (head < CAP || rel[head - CAP]) && head != tail && pub[head] ->
+            k = head; head++; received++; s = OK
+        :: (head < CAP || rel[head - CAP]) && head != tail && !pub[head] -> s = PENDING
+        :: (head < CAP || rel[head - CAP]) && head == tail && closed -> s = CLOSED
+        :: (head < CAP || rel[head - CAP]) && head == tail && !closed -> s = EMPTY
         fi
     }
     if
