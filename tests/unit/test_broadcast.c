@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -398,6 +399,80 @@ static void test_last_receiver_drop_closes_and_drops_what_is_left(void **state) 
     assert_int_equal(drops(&a), 2);
 }
 
+/* ---- the last two handles dropped on two threads at once --------------------------- */
+
+/* A drop that wakes waiters must do so while its own handle still counts: once it no
+ * longer does, the other thread may drop the last handle and free the channel under the
+ * wakes. Freed memory is still mapped, so this shows only under AddressSanitizer (the
+ * asan preset); found by a fresh-user test. DROP_ROUNDS rounds of each race. */
+enum { DROP_ROUNDS = 1000 };
+
+static zc_bcast_receiver *drop_rx;
+static atomic_bool drop_started;
+
+/* Receives ZC_CLOSED (the sender's drop closes), then drops the last handle. */
+static void *recv_closed_then_drop(void *unused) {
+    (void)unused;
+    uint64_t v;
+    /* Release/acquire: only a start signal for the main thread. */
+    atomic_store_explicit(&drop_started, true, memory_order_release);
+    zc_status s = zc_bcast_recv_blocking(drop_rx, &v, NULL);
+    zc_bcast_receiver_drop(drop_rx);
+    return (void *)(uintptr_t)s;
+}
+
+static zc_bcast_sender *drop_tx;
+static zc_bcast_receiver *drop_other;
+
+/* Fills the ring (capacity 2), lets drop_other read both, then blocks on a third send
+ * that the main thread's drop of the slowest receiver lets on; then drops the last two
+ * handles. */
+static void *send_past_a_dropped_receiver(void *unused) {
+    (void)unused;
+    uint64_t v = 7, out;
+    zc_status s = ZC_OK;
+    for (int i = 0; i < 2 && s == ZC_OK; i++) s = zc_bcast_try_send(drop_tx, &v);
+    for (int i = 0; i < 2 && s == ZC_OK; i++) s = zc_bcast_try_recv(drop_other, &out, NULL);
+    if (s == ZC_OK) s = zc_bcast_send_blocking(drop_tx, &v);
+    zc_bcast_receiver_drop(drop_other);
+    zc_bcast_sender_drop(drop_tx);
+    return (void *)(uintptr_t)s;
+}
+
+static void test_last_handles_dropped_on_two_threads_free_the_channel_after_the_wakes(
+    void **state) {
+    (void)state;
+    for (int i = 0; i < DROP_ROUNDS; i++) {
+        /* The sender's drop closes and wakes the receiver, which drops the last handle. */
+        zc_bcast_sender *tx;
+        make(4, i & 1 ? ZC_BCAST_OVERFLOW : ZC_BCAST_BACKPRESSURE, NULL, &tx, &drop_rx);
+        pthread_t t;
+        atomic_store_explicit(&drop_started, false, memory_order_relaxed);
+        assert_int_equal(pthread_create(&t, NULL, recv_closed_then_drop, NULL), 0);
+        while (!atomic_load_explicit(&drop_started, memory_order_acquire))
+            sched_yield();
+        for (int k = 0; k < 20 + i % 40; k++) sched_yield(); /* mostly parked by now */
+        zc_bcast_sender_drop(tx);
+        void *s;
+        pthread_join(t, &s);
+        assert_int_equal((zc_status)(uintptr_t)s, ZC_CLOSED);
+    }
+    for (int i = 0; i < DROP_ROUNDS; i++) {
+        /* A receiver's drop frees two slots and wakes the blocked sender, which then
+         * drops the last handles. */
+        zc_bcast_receiver *slow;
+        make(2, ZC_BCAST_BACKPRESSURE, NULL, &drop_tx, &slow);
+        drop_other = zc_bcast_receiver_clone(slow);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, send_past_a_dropped_receiver, NULL), 0);
+        for (int k = 0; k < 20 + i % 40; k++) sched_yield(); /* mostly blocked by now */
+        zc_bcast_receiver_drop(slow);
+        void *s;
+        pthread_join(t, &s);
+        assert_int_equal((zc_status)(uintptr_t)s, ZC_OK);
+    }
+}
+
 /* ---- futures ------------------------------------------------------------------------- */
 
 static void test_a_send_wakes_every_waiting_receiver_once(void **state) {
@@ -664,6 +739,8 @@ int main(void) {
         cmocka_unit_test(test_closed_only_after_the_last_sender_and_after_draining),
         cmocka_unit_test(test_explicit_close_stops_sends_and_keeps_what_was_sent),
         cmocka_unit_test(test_last_receiver_drop_closes_and_drops_what_is_left),
+        cmocka_unit_test(
+            test_last_handles_dropped_on_two_threads_free_the_channel_after_the_wakes),
         cmocka_unit_test(test_a_send_wakes_every_waiting_receiver_once),
         cmocka_unit_test(test_recv_future_reports_lag_then_continues),
         cmocka_unit_test(test_close_wakes_waiting_senders_and_receivers),
