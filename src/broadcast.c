@@ -47,8 +47,12 @@
  *        notifier's came first, the waiter's re-check sees the change; if the waiter's
  *        came first, its registration happens-before the notifier's load, which
  *        therefore sees it (or a later count).
- *   [H1] Handle counts are under ch->mu too; the thread that takes the last handle away
- *        frees the channel after its unlock (no other handle is left to touch it).
+ *   [H1] Handle counts are under ch->mu too. A drop takes its handle off `handles` only
+ *        after the wakes it makes (release_handle): until then its handle keeps the
+ *        channel alive under them. The thread that takes the last one away frees the
+ *        channel after its unlock (no other handle is left to touch it). Taking the
+ *        handle off first let the other thread's last drop free the channel under the
+ *        wakes (found by a fresh-user test under AddressSanitizer).
  */
 #include <zchan/broadcast.h>
 
@@ -201,6 +205,14 @@ static void wake_receivers(zc__bcast *ch) {
     }
 }
 
+/* Take one handle off after the dropping call's wakes; the last one frees ([H1]). */
+static void release_handle(zc__bcast *ch) {
+    lock(ch);
+    bool last = --ch->handles == 0; /* [H1] */
+    unlock(ch);
+    if (last) bcast_free(ch);
+}
+
 bool zc_bcast_sender_close(zc_bcast_sender *tx) {
     if (!tx) return false;
     zc__bcast *ch = tx->ch;
@@ -238,10 +250,9 @@ void zc_bcast_sender_drop(zc_bcast_sender *tx) {
     lock(ch);
     assert(ch->senders > 0 && "zc_bcast_sender_drop: handle dropped twice");
     bool closed = --ch->senders == 0 && close_locked(ch);
-    bool last = --ch->handles == 0; /* [H1] */
     unlock(ch);
     if (closed) wake_all(ch);
-    if (last) bcast_free(ch);
+    release_handle(ch);
 }
 
 /* A new receiver at position pos (clone: its original's; subscribe: tail). */
@@ -282,14 +293,13 @@ void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
         if (--ch->rem[slot_of(ch, s)] == 0) drop_held(ch, s);
     size_t freed = advance_head(ch);
     bool closed = --ch->receivers == 0 && close_locked(ch);
-    bool last = --ch->handles == 0; /* [H1] */
     unlock(ch);
     free(rx);
     if (closed)
         wake_all(ch);
     else
         wake_senders(ch, freed);
-    if (last) bcast_free(ch);
+    release_handle(ch);
 }
 
 /* ---- send and receive ------------------------------------------------------------- */
