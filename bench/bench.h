@@ -105,6 +105,7 @@ typedef struct bench_opts {
     const char *rows;  /**< --rows LIST (NULL = all) */
     const char *impls; /**< --impls LIST (NULL = all) */
     long count;        /**< --count N: zchan_bench's instruction-count mode (0 = off) */
+    bool list;         /**< --list: print the ids of the rows selected, one a line, and exit */
 } bench_opts;
 
 /** Parse argv; prints usage and exits on a bad argument. */

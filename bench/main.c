@@ -287,6 +287,12 @@ int main(int argc, char **argv)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     row rows[64];
     size_t nrows = make_rows(rows, cores > 0 ? (unsigned)cores : 1);
+    if (o.list) { /* run.sh interleaves the programs row by row */
+        for (size_t i = 0; i < nrows; i++)
+            if (bench_selected(o.rows, rows[i].id))
+                puts(rows[i].id);
+        return 0;
+    }
     if (o.count > 0) {
         count_mode(rows, nrows, &o);
         return 0;

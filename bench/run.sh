@@ -2,29 +2,45 @@
 # The whole benchmark in one command: build the C bench (Release), build the Rust and Go
 # peer programs if they are there, run everything, and summarise.
 #
-#   bench/run.sh [--quick] [--runs K] [--rows LIST]
+#   bench/run.sh [--quick] [--runs K] [--rows LIST] [--impls LIST]
 #
-# --quick (counts / 10, 3 runs) is what the README's command and CI run. Results:
+# --quick (counts / 10, 3 runs) is what the README's command and CI run. --rows: row ids
+# or prefixes (13 = every 13a/13b/13c row). --impls: the C implementations to run, by
+# name, and `rust` / `go` for the peer programs (default: all). Results:
 # bench/results/latest.csv (every run), latest.md (the table) and latest.png (the plot);
 # a --quick run writes quick.{csv,md,png} instead (not committed), so that it never
 # overwrites the committed results of a full run.
+# The programs are interleaved row by row: run k of a row is the C bench's run, the Rust
+# peers' and the Go peers' back to back (in turn first), so that the ratios of run k
+# compare measurements seconds apart, not minutes.
 # Environment: BENCH_BUILD_DIR (default build/bench), BENCH_JOBS (build parallelism).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BENCH_BUILD_DIR:-$root/build/bench}
 results=$root/bench/results
-args=("$@")
-quick=0
-for a in "$@"; do
-    case $a in
+quick=0 runs="" rows="" impls=""
+usage() { sed -n '2,16p' "$0"; exit "$1"; }
+while [ $# -gt 0 ]; do
+    case $1 in
     --quick) quick=1 ;;
-    -h | --help)
-        sed -n '2,10p' "$0"
-        exit 0
+    --runs | --rows | --impls)
+        [ $# -ge 2 ] || usage 2
+        case $1 in --runs) runs=$2 ;; --rows) rows=$2 ;; --impls) impls=$2 ;; esac
+        shift
         ;;
+    -h | --help) usage 0 ;;
+    *) echo "run.sh: unknown argument $1" >&2; usage 2 ;;
     esac
+    shift
 done
+[ -n "$runs" ] || runs=$([ $quick = 1 ] && echo 3 || echo 7)
+case $runs in '' | *[!0-9]* | 0) echo "run.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
+common=() # the arguments every program gets
+[ $quick = 1 ] && common+=(--quick)
+c_args=("${common[@]}")
+[ -n "$impls" ] && c_args+=(--impls "$impls")
+wants_peer() { [ -z "$impls" ] || [[ ",$impls," == *",$1,"* ]]; }
 
 say() { printf '== %s\n' "$*" >&2; }
 start=$(date +%s)
@@ -69,43 +85,74 @@ for p in rust go; do
 done
 
 # ---- run -------------------------------------------------------------------------------
-say "running zchan_bench ${args[*]:-}"
-# A failed measurement (a wrong checksum, a crash) fails the script, after the summary.
-failed=0
-"$build/bench/zchan_bench" "${args[@]}" >>"$tmp" || { say "zchan_bench failed: see above"; failed=1; }
-say "running zchan_bench_mem"
-"$build/bench/zchan_bench_mem" "${args[@]}" >>"$tmp" || { say "zchan_bench_mem failed"; failed=1; }
-
-# The peer programs have no row 14 (memory): leave it out of their --rows.
-peer_args=()
-prev=""
-for a in "${args[@]}"; do
-    if [ "$prev" = --rows ]; then
-        a=$(printf '%s\n' "$a" | tr ',' '\n' | grep -v '^14' | paste -sd, -)
-        [ -n "$a" ] || { peers=(); break; }
-    fi
-    peer_args+=("$a")
-    prev=$a
-done
+# progs: name:path of each program; ids_<name>: the rows it runs.
+progs=("c:$build/bench/zchan_bench")
 for entry in "${peers[@]}"; do
+    wants_peer "${entry%%:*}" && progs+=("$entry")
+done
+row_args=()
+[ -n "$rows" ] && row_args=(--rows "$rows")
+c_ids=$("$build/bench/zchan_bench" --list "${row_args[@]}")
+declare -A has # has[name:id]: program name runs row id
+for entry in "${progs[@]}"; do
     name=${entry%%:*}
-    prog=${entry#*:}
-    say "running the $name peers ($prog ${peer_args[*]:-})"
-    "$prog" "${peer_args[@]}" >>"$tmp" || say "the $name peers exited with status $?: their rows may be missing"
+    # The peers list every row they run (they reject ids they do not know, so no
+    # --rows); only the rows the C bench selected are run.
+    for id in $("${entry#*:}" --list); do has[$name:$id]=1; done
 done
 
-# Instructions per pair of the single-thread rows 1-4 (zchan and the mutex-condvar
-# channel) from callgrind: each case runs with N and 2N operations, and the difference
-# divided by N leaves out start-up and set-up.
-rows_wanted() { # does --rows (if given) select one of the rows 1-4 named in $1?
-    local list="" prev=""
-    for a in "${args[@]}"; do
-        [ "$prev" = --rows ] && list=$a
-        prev=$a
+# One run of one row of one program, its run number set to k. Each distinct line of
+# stderr is shown once (every start repeats the notes).
+seen=$results/stderr.seen.tmp
+err=$results/stderr.tmp
+out=$results/out.tmp
+c_csv=$results/c.csv.tmp # the C bench's lines alone (for callgrind below)
+: >"$seen"
+: >"$c_csv"
+failed=0
+run_prog() { # run_prog NAME PATH ID K
+    local st=0 extra=()
+    [ "$1" = c ] && extra=("${c_args[@]}") || extra=("${common[@]}")
+    "$2" --rows "$3" --runs 1 "${extra[@]}" 2>"$err" |
+        awk -F, -v OFS=, -v k="$4" 'NF == 5 { $3 = k } { print }' >"$out" || st=$?
+    cat "$out" >>"$tmp"
+    [ "$1" = c ] && cat "$out" >>"$c_csv"
+    grep -vxF -f "$seen" "$err" | tee -a "$seen" >&2 || true
+    if [ $st -ne 0 ]; then
+        # A failed C measurement (a wrong checksum, a crash) fails the script, after the
+        # summary; a peer program's failure only loses its rows.
+        say "$1 bench, row $3, run $4: exit status $st"
+        [ "$1" = c ] && failed=1
+    fi
+}
+say "running ${#progs[@]} programs (${progs[*]%%:*}), $runs runs, row by row"
+for id in $c_ids; do
+    for k in $(seq 1 "$runs"); do
+        order=("${progs[@]}")
+        if [ $((k % 2)) = 0 ]; then # every other run, the programs in reverse
+            order=()
+            for ((j = ${#progs[@]} - 1; j >= 0; j--)); do order+=("${progs[j]}"); done
+        fi
+        for entry in "${order[@]}"; do
+            name=${entry%%:*}
+            [ "$name" = c ] || [ -n "${has[$name:$id]:-}" ] || continue
+            run_prog "$name" "${entry#*:}" "$id" "$k"
+        done
     done
-    [ -z "$list" ] && return 0
+done
+rm -f "$seen" "$err" "$out"
+say "running zchan_bench_mem"
+"$build/bench/zchan_bench_mem" --runs "$runs" "${c_args[@]}" "${row_args[@]}" >>"$tmp" ||
+    { say "zchan_bench_mem failed"; failed=1; }
+
+# Instructions per pair of the single-thread rows 1-4 of the C implementations from
+# callgrind: each case runs with N and 2N operations, and the difference divided by N
+# leaves out start-up and set-up. (The Rust and Go peers are not counted: Go's runtime
+# does not run under valgrind.)
+rows_wanted() { # does --rows (if given) select row $1 of rows 1-4?
+    [ -z "$rows" ] && return 0
     local IFS=,
-    for item in $list; do [ "$item" = "$1" ] && return 0; done
+    for item in $rows; do [ "$item" = "$1" ] && return 0; done
     return 1
 }
 callgrind_ir() { # callgrind_ir ROW IMPL COUNT: instructions for the whole program
@@ -122,7 +169,8 @@ if command -v valgrind >/dev/null; then
         per=1
         n=10000
         if [ "$row" -ge 3 ]; then per=1024; n=10; fi
-        for impl in zchan mutex-condvar; do
+        # The C implementations measured in this row (the floor is two instructions).
+        for impl in $(awk -F, -v r="$row" '$1 == r && $2 != "floor" { print $2 }' "$c_csv" | sort -u); do
             a=$(callgrind_ir "$row" "$impl" "$n")
             b=$(callgrind_ir "$row" "$impl" $((2 * n)))
             awk -v r="$row" -v i="$impl" -v a="$a" -v b="$b" -v d=$((n * per)) \
@@ -136,6 +184,7 @@ fi
 stem=latest
 [ $quick = 1 ] && stem=quick
 mv "$tmp" "$results/$stem.csv"
+rm -f "$c_csv"
 rm -f "$results"/*-build.log.tmp
 python3 "$root/bench/summarize.py" "$results/$stem.csv" --md "$results/$stem.md" \
     --png "$results/$stem.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"

@@ -285,6 +285,7 @@ func main() {
 	runs := flag.Int("runs", 0, "measured runs per row (default 7; 3 with --quick)")
 	list := flag.String("rows", "", "comma list of row ids (1 ... 12, 13a-N2-mt ... 13b-N512-st, 15-threads, 15-tasks) or groups (13, 13a, 15); default all")
 	quick := flag.Bool("quick", false, "divide message counts by 10")
+	listOnly := flag.Bool("list", false, "print the ids of the rows selected that Go runs, one a line, and exit")
 	flag.Parse()
 	if flag.NArg() > 0 || *runs < 0 {
 		flag.Usage()
@@ -328,7 +329,13 @@ func main() {
 			continue
 		}
 		if r.run == nil {
-			fmt.Fprintf(os.Stderr, "zchan-peers-go: row %s skipped: %s\n", r.id, r.why)
+			if !*listOnly {
+				fmt.Fprintf(os.Stderr, "zchan-peers-go: row %s skipped: %s\n", r.id, r.why)
+			}
+			continue
+		}
+		if *listOnly {
+			fmt.Println(r.id)
 			continue
 		}
 		r.run(c) // warm-up, not printed

@@ -193,11 +193,12 @@ fn selects(token: &str, id: &str) -> bool {
         .map_or(false, |rest| rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
-const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--quick]
+const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--quick] [--list]
   --runs K     measured runs per row and implementation (default 7; 3 with --quick)
   --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13b-N512-st, 15-threads,
                15-tasks) or groups (13, 13a, 13b-N64, 15); default all
   --quick      divide message counts by 10
+  --list       print the ids of the rows selected that a peer runs, one a line, and exit
 Prints row,impl,run,value,unit lines on stdout.";
 
 fn fail(msg: &str) -> ! {
@@ -209,6 +210,7 @@ fn main() {
     let mut runs = None;
     let mut tokens: Option<Vec<String>> = None;
     let mut quick = false;
+    let mut list = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -221,6 +223,7 @@ fn main() {
                 tokens = Some(list.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect());
             }
             "--quick" => quick = true,
+            "--list" => list = true,
             "--help" | "-h" => {
                 println!("{}", USAGE);
                 return;
@@ -241,6 +244,12 @@ fn main() {
     let impls = impls();
     for row in all.iter().filter(|r| tokens.as_ref().map_or(true, |ts| ts.iter().any(|t| selects(t, &r.id)))) {
         let runners: Vec<&Impl> = impls.iter().filter(|imp| applies(imp, row.kind)).collect();
+        if list {
+            if !runners.is_empty() {
+                println!("{}", row.id);
+            }
+            continue;
+        }
         // One unprinted warm-up run each, then run r of every peer before run r+1.
         for imp in &runners {
             (imp.run)(row.kind, &counts);
