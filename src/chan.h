@@ -15,6 +15,7 @@
 #include <zchan/mpmc.h>
 
 #include "atomic.h"
+#include "park.h"
 #include "ring.h"
 #include "segq.h"
 #include "waitlist.h"
@@ -105,9 +106,12 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
 
 /* Back off between two of those attempts: as zc__backoff_snooze, but a bounded channel's
  * spin rounds watch the slot the call needs (zc__ring_watch) instead of pausing blind,
- * and end as soon as it changes. */
+ * and end as soon as it changes; past the spin rounds, zc__yield (which naps once if the
+ * yield ran another thread on this CPU: see park.h). */
 static inline void zc__chan_snooze(zc__chan *ch, zc__backoff *b, bool recv) {
-    if (ch->bounded && !zc__backoff_spun_out(b)) {
+    if (zc__backoff_spun_out(b)) {
+        zc__yield();
+    } else if (ch->bounded) {
         zc__ring *r = &ch->q.ring;
         zc__ring_watch(r, recv ? &r->head : &r->tail, 1u << b->step);
         b->step++;

@@ -96,6 +96,19 @@ uint64_t zc__deadline_ns(uint64_t timeout_ns) {
     return timeout_ns >= ZC__NO_DEADLINE - now ? ZC__NO_DEADLINE : now + timeout_ns;
 }
 
+void zc__yield(void) {
+    static _Thread_local uint64_t last_nap_ns; /* 0: never */
+    uint64_t start = zc__clock_ns();
+    sched_yield();
+    uint64_t end = zc__clock_ns();
+    if (end - start < ZC__YIELD_RAN_ANOTHER_NS ||
+        (last_nap_ns != 0 && end - last_nap_ns < ZC__NAP_INTERVAL_NS))
+        return;
+    struct timespec nap = {0, 1};
+    nanosleep(&nap, NULL); /* EINTR: the nap is over all the same */
+    last_nap_ns = zc__clock_ns();
+}
+
 /* Take the permit if it is there. */
 static bool take_permit(_Atomic unsigned int *state) {
     unsigned int expected = ZC__PARKER_NOTIFIED;
