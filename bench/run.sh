@@ -46,7 +46,10 @@ say() { printf '== %s\n' "$*" >&2; }
 start=$(date +%s)
 load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 mkdir -p "$results"
-tmp=$results/run.csv.tmp
+# Scratch files in a directory of this run's own (two runs at once do not mix).
+work=$(mktemp -d "${TMPDIR:-/tmp}/zchan-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tmp=$work/run.csv
 : >"$tmp"
 
 # ---- build ---------------------------------------------------------------------------
@@ -71,7 +74,7 @@ for p in rust go; do
     script=$root/bench/$p/build.sh
     [ -x "$script" ] || { say "no bench/$p/build.sh: skipping the $p peers"; continue; }
     say "building the $p peers"
-    if out=$("$script" 2>"$results/$p-build.log.tmp"); then
+    if out=$("$script" 2>"$work/$p-build.log"); then
         prog=$(printf '%s\n' "$out" | tail -n 1)
         if [ -x "$prog" ]; then
             peers+=("$p:$prog")
@@ -80,7 +83,7 @@ for p in rust go; do
         fi
     else
         say "bench/$p/build.sh failed (see below): skipping the $p peers"
-        tail -20 "$results/$p-build.log.tmp" >&2
+        tail -20 "$work/$p-build.log" >&2
     fi
 done
 
@@ -103,10 +106,10 @@ done
 
 # One run of one row of one program, its run number set to k. Each distinct line of
 # stderr is shown once (every start repeats the notes).
-seen=$results/stderr.seen.tmp
-err=$results/stderr.tmp
-out=$results/out.tmp
-c_csv=$results/c.csv.tmp # the C bench's lines alone (for callgrind below)
+seen=$work/stderr.seen
+err=$work/stderr
+run_out=$work/out
+c_csv=$work/c.csv # the C bench's lines alone (for callgrind below)
 : >"$seen"
 : >"$c_csv"
 failed=0
@@ -114,9 +117,9 @@ run_prog() { # run_prog NAME PATH ID K
     local st=0 extra=()
     [ "$1" = c ] && extra=("${c_args[@]}") || extra=("${common[@]}")
     "$2" --rows "$3" --runs 1 "${extra[@]}" 2>"$err" |
-        awk -F, -v OFS=, -v k="$4" 'NF == 5 { $3 = k } { print }' >"$out" || st=$?
-    cat "$out" >>"$tmp"
-    [ "$1" = c ] && cat "$out" >>"$c_csv"
+        awk -F, -v OFS=, -v k="$4" 'NF == 5 { $3 = k } { print }' >"$run_out" || st=$?
+    cat "$run_out" >>"$tmp"
+    [ "$1" = c ] && cat "$run_out" >>"$c_csv"
     grep -vxF -f "$seen" "$err" | tee -a "$seen" >&2 || true
     if [ $st -ne 0 ]; then
         # A failed C measurement (a wrong checksum, a crash) fails the script, after the
@@ -140,7 +143,6 @@ for id in $c_ids; do
         done
     done
 done
-rm -f "$seen" "$err" "$out"
 say "running zchan_bench_mem"
 "$build/bench/zchan_bench_mem" --runs "$runs" "${c_args[@]}" "${row_args[@]}" >>"$tmp" ||
     { say "zchan_bench_mem failed"; failed=1; }
@@ -156,7 +158,7 @@ rows_wanted() { # does --rows (if given) select row $1 of rows 1-4?
     return 1
 }
 callgrind_ir() { # callgrind_ir ROW IMPL COUNT: instructions for the whole program
-    local out=$results/callgrind.out.tmp
+    local out=$work/callgrind.out
     valgrind --tool=callgrind --callgrind-out-file="$out" \
         "$build/bench/zchan_bench" --count "$3" --rows "$1" --impls "$2" >/dev/null 2>&1
     awk '/^(summary|totals):/ { print $2; exit }' "$out"
@@ -183,9 +185,7 @@ fi
 
 stem=latest
 [ $quick = 1 ] && stem=quick
-mv "$tmp" "$results/$stem.csv"
-rm -f "$c_csv"
-rm -f "$results"/*-build.log.tmp
+cp "$tmp" "$results/$stem.csv"
 python3 "$root/bench/summarize.py" "$results/$stem.csv" --md "$results/$stem.md" \
     --png "$results/$stem.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
 say "done in $(($(date +%s) - start)) s: $results/$stem.{csv,md,png}"
