@@ -96,6 +96,10 @@ done
 row_args=()
 [ -n "$rows" ] && row_args=(--rows "$rows")
 c_ids=$("$build/bench/zchan_bench" --list "${row_args[@]}")
+if [ -z "$c_ids" ] && ! [[ ",$rows," =~ ,14(-[^,]*)?, ]]; then # row 14 is zchan_bench_mem's
+    echo "run.sh: no row matches --rows $rows (zchan_bench --list: the ids)" >&2
+    exit 2
+fi
 declare -A has # has[name:id]: program name runs row id
 for entry in "${progs[@]}"; do
     name=${entry%%:*}
