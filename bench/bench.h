@@ -104,9 +104,13 @@ typedef struct bench_opts {
     bool quick;        /**< --quick: counts / 10 */
     const char *rows;  /**< --rows LIST (NULL = all) */
     const char *impls; /**< --impls LIST (NULL = all) */
+    const char *skip;  /**< --skip LIST: implementations left out (NULL = none) */
     long count;        /**< --count N: zchan_bench's instruction-count mode (0 = off) */
     bool list;         /**< --list: print the ids of the rows selected, one a line, and exit */
 } bench_opts;
+
+/** Whether the command line asks for implementation `name` (--impls, --skip). */
+bool bench_wanted(const bench_opts *o, const char *name);
 
 /** Parse argv; prints usage and exits on a bad argument. */
 bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra);

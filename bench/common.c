@@ -48,11 +48,12 @@ const bench_impl *const *bench_impls(size_t *n)
 static _Noreturn void usage(const char *prog, const char *extra)
 {
     fprintf(stderr,
-            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--list]%s\n"
+            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--skip LIST] [--list]%s\n"
             "  --runs K      measured runs per row and implementation (default 7, quick 3)\n"
             "  --quick       counts / 10\n"
             "  --rows LIST   comma-separated row ids or prefixes (13 = every 13a/13b row)\n"
             "  --impls LIST  comma-separated implementation names\n"
+            "  --skip LIST   implementations to leave out (run.sh: those that timed out)\n"
             "  --list        print the ids of the rows selected, one a line, and exit\n"
             "Prints row,impl,run,value,unit lines on stdout.\n",
             prog, extra);
@@ -80,6 +81,8 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
             o.list = true;
         } else if (strcmp(a, "--impls") == 0 && i + 1 < argc) {
             o.impls = argv[++i];
+        } else if (strcmp(a, "--skip") == 0 && i + 1 < argc) {
+            o.skip = argv[++i];
         } else {
             usage(argv[0], usage_extra);
         }
@@ -104,6 +107,11 @@ bool bench_selected(const char *list, const char *id)
             p++;
     }
     return false;
+}
+
+bool bench_wanted(const bench_opts *o, const char *name)
+{
+    return bench_selected(o->impls, name) && !(o->skip && bench_selected(o->skip, name));
 }
 
 uint64_t bench_now_ns(void)

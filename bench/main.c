@@ -202,7 +202,7 @@ static void count_mode(const row *rows, size_t nrows, const bench_opts *o)
             continue;
         for (size_t j = 0; j < nimpl; j++) {
             const bench_impl *impl = impls[j];
-            if (!bench_selected(o->impls, impl->name) || !impl_fits(impl, r))
+            if (!bench_wanted(o, impl->name) || !impl_fits(impl, r))
                 continue;
             void *ch = impl->make(r->cap);
             if (!ch)
@@ -301,7 +301,7 @@ int main(int argc, char **argv)
     size_t nimpl;
     const bench_impl *const *impls = bench_impls(&nimpl);
     for (size_t j = 0; j < nimpl; j++)
-        if (bench_selected(o.impls, impls[j]->name))
+        if (bench_wanted(&o, impls[j]->name))
             fprintf(stderr, "note: %s\n", impls[j]->note);
     fprintf(stderr, "note: floor: two seq_cst fetch_adds on one thread per pair (rows 1-2)\n"
                     "note: row 13b merges N channels by hand: one waker per receive future, "
@@ -318,9 +318,9 @@ int main(int argc, char **argv)
             if (!bench_selected(o.rows, r->id))
                 continue;
             for (size_t j = 0; j < nimpl; j++)
-                if (bench_selected(o.impls, impls[j]->name) && impl_fits(impls[j], r))
+                if (bench_wanted(&o, impls[j]->name) && impl_fits(impls[j], r))
                     ok &= run_one(r, impls[j], run, div, limit_ms, &given_up[i][j]);
-            if (r->kind == ST_PAIRS && bench_selected(o.impls, "floor"))
+            if (r->kind == ST_PAIRS && bench_wanted(&o, "floor"))
                 ok &= run_one(r, NULL, run, div, limit_ms, &given_up[i][nimpl]);
         }
     }

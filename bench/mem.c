@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     const bench_impl *const *impls = bench_impls(&nimpl);
     for (int run = 1; run <= o.runs; run++)
         for (size_t j = 0; j < nimpl; j++)
-            if (bench_selected(o.impls, impls[j]->name))
+            if (bench_wanted(&o, impls[j]->name))
                 measure(impls[j], o.rows, run);
     return 0;
 }

@@ -117,13 +117,23 @@ c_csv=$work/c.csv # the C bench's lines alone (for callgrind below)
 : >"$seen"
 : >"$c_csv"
 failed=0
+# skip_c: the C implementations that timed out in an earlier run of this row (their later
+# runs are left out, as zchan_bench itself does within one invocation).
 run_prog() { # run_prog NAME PATH ID K
-    local st=0 extra=()
-    [ "$1" = c ] && extra=("${c_args[@]}") || extra=("${common[@]}")
+    local st=0 extra=("${common[@]}")
+    if [ "$1" = c ]; then
+        extra=("${c_args[@]}")
+        [ -n "$skip_c" ] && extra+=(--skip "$skip_c")
+    fi
     "$2" --rows "$3" --runs 1 "${extra[@]}" 2>"$err" |
         awk -F, -v OFS=, -v k="$4" 'NF == 5 { $3 = k } { print }' >"$run_out" || st=$?
     cat "$run_out" >>"$tmp"
-    [ "$1" = c ] && cat "$run_out" >>"$c_csv"
+    if [ "$1" = c ]; then
+        cat "$run_out" >>"$c_csv"
+        for timed_out in $(awk -F, '$5 == "timeout_ms" { print $2 }' "$run_out"); do
+            skip_c=${skip_c:+$skip_c,}$timed_out
+        done
+    fi
     grep -vxF -f "$seen" "$err" | tee -a "$seen" >&2 || true
     if [ $st -ne 0 ]; then
         # A failed C measurement (a wrong checksum, a crash) fails the script, after the
@@ -134,6 +144,7 @@ run_prog() { # run_prog NAME PATH ID K
 }
 say "running ${#progs[@]} programs (${progs[*]%%:*}), $runs runs, row by row"
 for id in $c_ids; do
+    skip_c=""
     for k in $(seq 1 "$runs"); do
         order=("${progs[@]}")
         if [ $((k % 2)) = 0 ]; then # every other run, the programs in reverse
