@@ -12,7 +12,9 @@
 # overwrites the committed results of a full run.
 # The programs are interleaved row by row: run k of a row is the C bench's run, the Rust
 # peers' and the Go peers' back to back (in turn first), so that the ratios of run k
-# compare measurements seconds apart, not minutes.
+# compare measurements seconds apart, not minutes; and run k of every row comes before
+# run k + 1 of any (so that the rows of one run, such as 13a's N = 2 and N = 512, are
+# minutes apart at most).
 # Environment: BENCH_BUILD_DIR (default build/bench), BENCH_JOBS (build parallelism).
 set -euo pipefail
 
@@ -117,13 +119,14 @@ c_csv=$work/c.csv # the C bench's lines alone (for callgrind below)
 : >"$seen"
 : >"$c_csv"
 failed=0
-# skip_c: the C implementations that timed out in an earlier run of this row (their later
-# runs are left out, as zchan_bench itself does within one invocation).
+# skip_c[id]: the C implementations that timed out in an earlier run of row id (their
+# later runs are left out, as zchan_bench itself does within one invocation).
+declare -A skip_c
 run_prog() { # run_prog NAME PATH ID K
-    local st=0 extra=("${common[@]}")
+    local st=0 extra=("${common[@]}") timed_out
     if [ "$1" = c ]; then
         extra=("${c_args[@]}")
-        [ -n "$skip_c" ] && extra+=(--skip "$skip_c")
+        [ -n "${skip_c[$3]:-}" ] && extra+=(--skip "${skip_c[$3]}")
     fi
     "$2" --rows "$3" --runs 1 "${extra[@]}" 2>"$err" |
         awk -F, -v OFS=, -v k="$4" 'NF == 5 { $3 = k } { print }' >"$run_out" || st=$?
@@ -131,7 +134,7 @@ run_prog() { # run_prog NAME PATH ID K
     if [ "$1" = c ]; then
         cat "$run_out" >>"$c_csv"
         for timed_out in $(awk -F, '$5 == "timeout_ms" { print $2 }' "$run_out"); do
-            skip_c=${skip_c:+$skip_c,}$timed_out
+            skip_c[$3]=${skip_c[$3]:+${skip_c[$3]},}$timed_out
         done
     fi
     grep -vxF -f "$seen" "$err" | tee -a "$seen" >&2 || true
@@ -143,14 +146,13 @@ run_prog() { # run_prog NAME PATH ID K
     fi
 }
 say "running ${#progs[@]} programs (${progs[*]%%:*}), $runs runs, row by row"
-for id in $c_ids; do
-    skip_c=""
-    for k in $(seq 1 "$runs"); do
-        order=("${progs[@]}")
-        if [ $((k % 2)) = 0 ]; then # every other run, the programs in reverse
-            order=()
-            for ((j = ${#progs[@]} - 1; j >= 0; j--)); do order+=("${progs[j]}"); done
-        fi
+for k in $(seq 1 "$runs"); do
+    order=("${progs[@]}")
+    if [ $((k % 2)) = 0 ]; then # every other run, the programs in reverse
+        order=()
+        for ((j = ${#progs[@]} - 1; j >= 0; j--)); do order+=("${progs[j]}"); done
+    fi
+    for id in $c_ids; do
         for entry in "${order[@]}"; do
             name=${entry%%:*}
             [ "$name" = c ] || [ -n "${has[$name:$id]:-}" ] || continue

@@ -117,6 +117,27 @@ def summarise(data):
     return out
 
 
+def scaling(data):
+    """Row 13a's target: per implementation and executor, the median over runs r of
+    13a-N512[r] / 13a-N2[r] (ns per message with 512 cloned senders against 2)."""
+    out = []
+    for where, label in (("mt", "pool"), ("st", "1 thread")):
+        few = data.get((f"13a-N2-{where}", "ns_per_msg"), {})
+        many = data.get((f"13a-N512-{where}", "ns_per_msg"), {})
+        for impl in sorted(set(few) & set(many), key=impl_key):
+            rs = [many[impl][r] / few[impl][r] for r in many[impl]
+                  if r in few[impl] and few[impl][r] > 0]
+            if rs:
+                out.append((impl, label, statistics.median(rs)))
+    return out
+
+
+def scaling_text(scales):
+    return ("Row 13a, N = 512 against N = 2 cloned senders (median over runs r of "
+            "N512[r] / N2[r]): " +
+            "; ".join(f"{impl} {label} {r:.2f}" for impl, label, r in scales) + ".")
+
+
 def print_table(lines):
     head = ("row", "what", "unit", "impl", "runs", "median", "min-max", "zchan/impl")
     rows = []
@@ -130,7 +151,7 @@ def print_table(lines):
                         for i, (c, w) in enumerate(zip(r, widths))).rstrip())
 
 
-def write_md(lines, path, note):
+def write_md(lines, path, note, scales):
     """A wide table: one line per row and unit, one column per implementation; a cell
     is the median, its min-max, and for a peer the median per-run ratio zchan/peer."""
     impls = sorted({l[2] for l in lines}, key=impl_key)
@@ -154,6 +175,8 @@ def write_md(lines, path, note):
             row, unit = key
             f.write(f"| {row} | {describe(row)} | {unit} | " +
                     " | ".join(cells[key].get(i, "—") for i in impls) + " |\n")
+        if scales:
+            f.write("\n" + scaling_text(scales) + "\n")
 
 
 def write_png(lines, path, note):
@@ -208,12 +231,16 @@ def main():
     ap.add_argument("--png", help="write the gnuplot plot of the main rows here")
     ap.add_argument("--note", default="", help="what run this was, for the titles")
     a = ap.parse_args()
-    lines = summarise(load(a.csv))
+    data = load(a.csv)
+    lines = summarise(data)
     if not lines:
         sys.exit("summarize: no results in " + a.csv)
     print_table(lines)
+    scales = scaling(data)
+    if scales:
+        print(scaling_text(scales))
     if a.md:
-        write_md(lines, a.md, a.note)
+        write_md(lines, a.md, a.note, scales)
     if a.png:
         write_png(lines, a.png, a.note)
 
