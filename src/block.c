@@ -61,9 +61,10 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
 
 /* Attempts a blocking call makes before it registers a waiter and parks, backing off
  * between them (a few rounds watching the slot it needs, then zc__yield, which naps once
- * if a yield ran another thread on this CPU): crossbeam's Backoff before its parking. A partner thread that answers within a few microseconds is
- * met with no waiter on the list, so neither side pays for the list or the wake-up. On a
- * bounded channel these attempts never read the peer's index (zc__chan_send_spin): a
+ * if a yield ran another thread on this CPU): crossbeam's Backoff before its parking. A
+ * partner thread that answers within a few microseconds is met with no waiter on the
+ * list, so neither side pays for the list or the wake-up. On a bounded channel these
+ * attempts never read the peer's index (zc__chan_send_spin): a
  * waiting receiver that read tail at every attempt would pull the senders' line into its
  * cache, and the sender's claim would have to fetch it back. So a receive on a closed,
  * drained channel is told ZC_CLOSED by the poll after the spin, a few microseconds late.

@@ -58,8 +58,9 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
  * against 0.4-0.7 µs on two CPUs; with it, 23 of 24 runs at 0.4-0.5 µs. One sender and
  * one receiver thread (row 10): median 1.84 -> 0.61 ms. A CPU that is oversubscribed
  * for real loses at most one nap per thread per 10 ms. The parker's own spin (park.c)
- * keeps plain yields: napping there too slowed 4 senders and 4 receivers on 2 CPUs
- * (row 5) from 4.5 to 6.0 ms (medians of 15 interleaved runs).
+ * keeps plain yields: by then the thread has either napped or found its CPU to itself,
+ * and napping there too measured slower for 4 senders and 4 receivers on 2 CPUs (row 5:
+ * 4.5 against 6.0 ms, medians of 15 interleaved runs, on a noisy host).
  * Thread-safe: the last nap's time is thread-local. */
 void zc__yield(void);
 
