@@ -193,10 +193,11 @@ fn selects(token: &str, id: &str) -> bool {
         .map_or(false, |rest| rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
-const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--quick] [--list]
+const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--impls LIST] [--quick] [--list]
   --runs K     measured runs per row and implementation (default 7; 3 with --quick)
   --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13b-N512-st, 15-threads,
                15-tasks) or groups (13, 13a, 13b-N64, 15); default all
+  --impls LIST comma list of peers to run (async-channel, tokio, flume, crossbeam); default all
   --quick      divide message counts by 10
   --list       print the ids of the rows selected that a peer runs, one a line, and exit
 Prints row,impl,run,value,unit lines on stdout.";
@@ -211,6 +212,7 @@ fn main() {
     let mut tokens: Option<Vec<String>> = None;
     let mut quick = false;
     let mut list = false;
+    let mut wanted: Option<Vec<String>> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -224,6 +226,10 @@ fn main() {
             }
             "--quick" => quick = true,
             "--list" => list = true,
+            "--impls" => {
+                let names = args.next().unwrap_or_else(|| fail("--impls needs a list"));
+                wanted = Some(names.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect());
+            }
             "--help" | "-h" => {
                 println!("{}", USAGE);
                 return;
@@ -242,8 +248,17 @@ fn main() {
         }
     }
     let impls = impls();
+    for n in wanted.iter().flatten() {
+        if !impls.iter().any(|imp| imp.name == n.as_str()) {
+            fail(&format!("unknown implementation {}", n));
+        }
+    }
     for row in all.iter().filter(|r| tokens.as_ref().map_or(true, |ts| ts.iter().any(|t| selects(t, &r.id)))) {
-        let runners: Vec<&Impl> = impls.iter().filter(|imp| applies(imp, row.kind)).collect();
+        let runners: Vec<&Impl> = impls
+            .iter()
+            .filter(|imp| applies(imp, row.kind))
+            .filter(|imp| wanted.as_ref().map_or(true, |w| w.iter().any(|n| n == imp.name)))
+            .collect();
         if list {
             if !runners.is_empty() {
                 println!("{}", row.id);
