@@ -51,13 +51,39 @@ static _Noreturn void usage(const char *prog, const char *extra)
             "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--skip LIST] [--list]%s\n"
             "  --runs K      measured runs per row and implementation (default 7, quick 3)\n"
             "  --quick       counts / 10\n"
-            "  --rows LIST   comma-separated row ids or prefixes (13 = every 13a/13b row)\n"
+            "  --rows LIST   comma-separated row ids or prefixes (13 = every 13a/13b/13c row)\n"
             "  --impls LIST  comma-separated implementation names\n"
             "  --skip LIST   implementations to leave out (run.sh: those that timed out)\n"
             "  --list        print the ids of the rows selected, one a line, and exit\n"
             "Prints row,impl,run,value,unit lines on stdout.\n",
             prog, extra);
     exit(2);
+}
+
+/* Every name in list (--impls, --skip) must select an implementation built here, or the
+ * floor: a misspelt name would silently measure nothing. */
+static void check_impl_names(const char *prog, const char *opt, const char *list)
+{
+    size_t n;
+    const bench_impl *const *all = bench_impls(&n);
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len, p);
+        bool known = len > 0 && bench_selected(name, "floor");
+        for (size_t j = 0; j < n && !known; j++)
+            known = len > 0 && bench_selected(name, all[j]->name);
+        if (!known) {
+            fprintf(stderr, "%s: %s: no implementation '%s' here; built:", prog, opt, name);
+            for (size_t j = 0; j < n; j++)
+                fprintf(stderr, " %s", all[j]->name);
+            fprintf(stderr, " (and floor)\n");
+            exit(2);
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
 }
 
 bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
@@ -89,6 +115,8 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
     }
     if (o.runs == 0)
         o.runs = o.quick ? 3 : 7;
+    check_impl_names(argv[0], "--impls", o.impls);
+    check_impl_names(argv[0], "--skip", o.skip);
     return o;
 }
 

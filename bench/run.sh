@@ -7,27 +7,35 @@
 # --quick (counts / 10, 3 runs) is what the README's command and CI run. --rows: row ids
 # or prefixes (13 = every 13a/13b/13c row). --impls: the C implementations to run, by
 # name, and `rust` / `go` for the peer programs (default: all). Results:
-# bench/results/latest.csv (every run), latest.md (the table) and latest.png (the plot);
-# a --quick run writes quick.{csv,md,png} instead (not committed), so that it never
-# overwrites the committed results of a full run.
+# bench/results/latest.csv (every run), latest.md (the table) and latest.png (the plot)
+# from a full run (no --quick, --rows or --impls); a --quick run writes quick.* instead,
+# and any other run partial.* (neither is committed), so that only a full run replaces
+# the committed results.
 # The programs are interleaved row by row: run k of a row is the C bench's run, the Rust
 # peers' and the Go peers' back to back (in turn first), so that the ratios of run k
 # compare measurements seconds apart, not minutes; and run k of every row comes before
 # run k + 1 of any (so that the rows of one run, such as 13a's N = 2 and N = 512, are
 # minutes apart at most).
-# Environment: BENCH_BUILD_DIR (default build/bench), BENCH_JOBS (build parallelism).
+# Environment: BENCH_BUILD_DIR (the C bench's build directory, default build/bench; the
+# Rust and Go peers build in bench/rust/target and bench/go), BENCH_JOBS (build jobs).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BENCH_BUILD_DIR:-$root/build/bench}
 results=$root/bench/results
 quick=0 runs="" rows="" impls=""
-usage() { sed -n '2,16p' "$0"; exit "$1"; }
+usage() { # the comment at the top of this file
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+    exit "$1"
+}
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
     --runs | --rows | --impls)
-        [ $# -ge 2 ] || usage 2
+        if [ $# -lt 2 ] || [ -z "$2" ]; then
+            echo "run.sh: $1 needs a value" >&2
+            exit 2
+        fi
         case $1 in --runs) runs=$2 ;; --rows) rows=$2 ;; --impls) impls=$2 ;; esac
         shift
         ;;
@@ -36,13 +44,21 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+[[ $runs =~ ^[1-9][0-9]*$ || -z $runs ]] ||
+    { echo "run.sh: --runs needs a positive integer" >&2; exit 2; }
 [ -n "$runs" ] || runs=$([ $quick = 1 ] && echo 3 || echo 7)
-case $runs in '' | *[!0-9]* | 0) echo "run.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
+stem=latest
+[ -n "$rows$impls" ] && stem=partial
+[ $quick = 1 ] && stem=quick
 common=() # the arguments every program gets
 [ $quick = 1 ] && common+=(--quick)
-c_args=("${common[@]}")
-[ -n "$impls" ] && c_args+=(--impls "$impls")
+# --impls: rust and go name the peer programs; the other names go to the C programs.
 wants_peer() { [ -z "$impls" ] || [[ ",$impls," == *",$1,"* ]]; }
+c_impls=$(printf '%s' "$impls" | tr ',' '\n' | grep -vx -e rust -e go -e '' | paste -sd, -) || true
+c_args=("${common[@]}")
+[ -n "$c_impls" ] && c_args+=(--impls "$c_impls")
+run_c=1 # whether any C implementation is wanted
+[ -n "$impls" ] && [ -z "$c_impls" ] && run_c=0
 
 say() { printf '== %s\n' "$*" >&2; }
 start=$(date +%s)
@@ -73,6 +89,7 @@ cmake --build "$build" --target zchan_bench zchan_bench_mem -j "${BENCH_JOBS:-2}
 # last line of output. A peer that does not build is skipped, and the summary says so.
 peers=()
 for p in rust go; do
+    wants_peer "$p" || continue
     script=$root/bench/$p/build.sh
     [ -x "$script" ] || { say "no bench/$p/build.sh: skipping the $p peers"; continue; }
     say "building the $p peers"
@@ -91,15 +108,18 @@ done
 
 # ---- run -------------------------------------------------------------------------------
 # progs: name:path of each program; ids_<name>: the rows it runs.
-progs=("c:$build/bench/zchan_bench")
-for entry in "${peers[@]}"; do
-    wants_peer "${entry%%:*}" && progs+=("$entry")
-done
+progs=()
+[ $run_c = 1 ] && progs+=("c:$build/bench/zchan_bench")
+progs+=("${peers[@]}")
 row_args=()
 [ -n "$rows" ] && row_args=(--rows "$rows")
+# Fails (exit 2, naming the implementations built) on an unknown --impls name.
+"$build/bench/zchan_bench" --list "${c_args[@]}" >/dev/null || exit 2
 c_ids=$("$build/bench/zchan_bench" --list "${row_args[@]}")
-if [ -z "$c_ids" ] && ! [[ ",$rows," =~ ,14(-[^,]*)?, ]]; then # row 14 is zchan_bench_mem's
-    echo "run.sh: no row matches --rows $rows (zchan_bench --list: the ids)" >&2
+mem_rows=0 # whether row 14 (zchan_bench_mem) is selected
+[ -z "$rows" ] || [[ ",$rows," =~ ,14(-[^,]*)?, ]] && mem_rows=1
+if [ -z "$c_ids" ] && [ $mem_rows = 0 ]; then
+    echo "run.sh: no row matches --rows $rows; the rows:" $("$build/bench/zchan_bench" --list) "and 14-*" >&2
     exit 2
 fi
 declare -A has # has[name:id]: program name runs row id
@@ -160,20 +180,16 @@ for k in $(seq 1 "$runs"); do
         done
     done
 done
-say "running zchan_bench_mem"
-"$build/bench/zchan_bench_mem" --runs "$runs" "${c_args[@]}" "${row_args[@]}" >>"$tmp" ||
-    { say "zchan_bench_mem failed"; failed=1; }
+if [ $run_c = 1 ] && [ $mem_rows = 1 ]; then
+    say "running zchan_bench_mem"
+    "$build/bench/zchan_bench_mem" --runs "$runs" "${c_args[@]}" "${row_args[@]}" >>"$tmp" ||
+        { say "zchan_bench_mem failed"; failed=1; }
+fi
 
 # Instructions per pair of the single-thread rows 1-4 of the C implementations from
 # callgrind: each case runs with N and 2N operations, and the difference divided by N
 # leaves out start-up and set-up. (The Rust and Go peers are not counted: Go's runtime
 # does not run under valgrind.)
-rows_wanted() { # does --rows (if given) select row $1 of rows 1-4?
-    [ -z "$rows" ] && return 0
-    local IFS=,
-    for item in $rows; do [ "$item" = "$1" ] && return 0; done
-    return 1
-}
 callgrind_ir() { # callgrind_ir ROW IMPL COUNT: instructions for the whole program
     local out=$work/callgrind.out
     valgrind --tool=callgrind --callgrind-out-file="$out" \
@@ -181,14 +197,16 @@ callgrind_ir() { # callgrind_ir ROW IMPL COUNT: instructions for the whole progr
     awk '/^(summary|totals):/ { print $2; exit }' "$out"
     rm -f "$out"
 }
-if command -v valgrind >/dev/null; then
+if ! grep -qE '^[1-4],' "$c_csv"; then
+    : # no C measurement of rows 1-4 to count
+elif command -v valgrind >/dev/null; then
     say "counting instructions with callgrind (rows 1-4)"
     for row in 1 2 3 4; do
-        rows_wanted "$row" || continue
         per=1
         n=10000
         if [ "$row" -ge 3 ]; then per=1024; n=10; fi
-        # The C implementations measured in this row (the floor is two instructions).
+        # The C implementations measured in this row, if any (the floor is two
+        # instructions).
         for impl in $(awk -F, -v r="$row" '$1 == r && $2 != "floor" { print $2 }' "$c_csv" | sort -u); do
             a=$(callgrind_ir "$row" "$impl" "$n")
             b=$(callgrind_ir "$row" "$impl" $((2 * n)))
@@ -200,10 +218,15 @@ else
     say "valgrind not found (apt-get install valgrind): no instruction counts"
 fi
 
-stem=latest
-[ $quick = 1 ] && stem=quick
+if [ ! -s "$tmp" ]; then # nothing measured: leave the results as they were
+    say "no results"
+    exit 1
+fi
 cp "$tmp" "$results/$stem.csv"
+kind=full
+[ $stem = quick ] && kind=quick
+[ $stem = partial ] && kind="partial (--rows '$rows' --impls '$impls')"
 python3 "$root/bench/summarize.py" "$results/$stem.csv" --md "$results/$stem.md" \
-    --png "$results/$stem.png" --note "$( [ $quick = 1 ] && echo quick || echo full ) run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
+    --png "$results/$stem.png" --note "$kind run, $(nproc) cores, load $load at start, $(date -u +%Y-%m-%d)"
 say "done in $(($(date +%s) - start)) s: $results/$stem.{csv,md,png}"
 exit $failed

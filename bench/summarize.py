@@ -85,6 +85,11 @@ def fmt(v):
     return f"{v:.3g}"
 
 
+def fmt_ratio(r):
+    """Two decimals; a ratio below 0.01 (row 14's drained queues) keeps one digit."""
+    return f"{r:.2f}" if r >= 0.01 else f"{r:.1g}"
+
+
 def load(path):
     data = {}  # (row, unit) -> impl -> {run: value}
     with open(path, newline="") as f:
@@ -143,7 +148,7 @@ def print_table(lines):
     rows = []
     for row, unit, impl, n, med, lo, hi, ratio in lines:
         rows.append((row, describe(row), unit, impl, str(n), fmt(med), f"{fmt(lo)}-{fmt(hi)}",
-                     "" if ratio is None else f"{ratio:.2f}"))
+                     "" if ratio is None else fmt_ratio(ratio)))
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     right = {4, 5, 6, 7}
     for r in [head] + rows:
@@ -163,7 +168,7 @@ def write_md(lines, path, note, scales):
             order.append((row, unit))
         c = f"{fmt(med)} <sub>{fmt(lo)}-{fmt(hi)}</sub>"
         if ratio is not None:
-            c += f" ×{ratio:.2f}"
+            c += f" ×{fmt_ratio(ratio)}"
         cells[(row, unit)][impl] = c
     with open(path, "w") as f:
         f.write(f"Medians of the runs ({note}); small: min-max; ×r: median over runs of "
