@@ -44,6 +44,9 @@
 #include <sched.h>
 #include <time.h>
 #include <unistd.h> /* _POSIX_CLOCK_SELECTION */
+#ifdef __linux__
+#include <sys/prctl.h> /* PR_GET_TIMERSLACK */
+#endif
 
 #include <zchan/config.h>
 
@@ -104,6 +107,12 @@ void zc__yield(void) {
     if (end - start < ZC__YIELD_RAN_ANOTHER_NS ||
         (last_nap_ns != 0 && end - last_nap_ns < ZC__NAP_INTERVAL_NS))
         return;
+    last_nap_ns = end;
+#ifdef PR_GET_TIMERSLACK
+    /* A sleep lasts about the thread's timer slack: no nap where that is long. */
+    int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) return;
+#endif
     struct timespec nap = {0, 1};
     nanosleep(&nap, NULL); /* EINTR: the nap is over all the same */
     last_nap_ns = zc__clock_ns();

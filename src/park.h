@@ -42,11 +42,16 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
 /* At most one nap per thread in this interval (10 ms). */
 #define ZC__NAP_INTERVAL_NS 10000000u
 
+/* No nap for a thread whose timer slack (Linux: prctl PR_SET_TIMERSLACK, systemd's
+ * TimerSlackNSec=) is above this (200 µs; the default is 50 µs): a nap lasts about the
+ * slack, and one of 50 ms every 10 ms made a two-thread ping-pong 100 times slower. */
+#define ZC__NAP_MAX_SLACK_NS 200000u
+
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
  * parks (zc__chan_snooze in chan.h, for block.c). If the yield ran another thread on this
  * CPU (it took ZC__YIELD_RAN_ANOTHER_NS or more), nap once: a nanosleep of 1 ns, a real
- * block of some tens of microseconds (the kernel's timer slack), at most once per
- * ZC__NAP_INTERVAL_NS per thread.
+ * block of about the thread's timer slack (50 µs by default; no nap where the slack is
+ * above ZC__NAP_MAX_SLACK_NS), at most once per ZC__NAP_INTERVAL_NS per thread.
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever

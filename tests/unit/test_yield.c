@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -104,6 +105,34 @@ static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **
     stop_the_worker(worker, &saved);
 }
 
+/* A nap lasts about the thread's timer slack; with a large one (prctl, systemd's
+ * TimerSlackNSec=) a nap of 1 ns became one of 50 ms, at every interval. */
+static void test_no_nap_when_the_timer_slack_is_large(void **unused) {
+    (void)unused;
+    pthread_t worker;
+    cpu_set_t saved;
+    share_a_cpu_with_a_worker(&worker, &saved);
+    long slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    assert_int_equal(prctl(PR_SET_TIMERSLACK, 50 * 1000000UL, 0, 0, 0), 0);
+
+    struct timespec interval = {0, (long)ZC__NAP_INTERVAL_NS + 1000000};
+    long naps = 0;
+    uint64_t longest = 0;
+    for (int i = 0; i < 3; i++) {
+        nanosleep(&interval, NULL); /* a nap would be due each time */
+        long v0 = voluntary_switches();
+        uint64_t t0 = now_ns();
+        zc__yield();
+        uint64_t took = now_ns() - t0;
+        naps += voluntary_switches() - v0;
+        if (took > longest) longest = took;
+    }
+    assert_int_equal(prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0), 0);
+    stop_the_worker(worker, &saved);
+    assert_int_equal(naps, 0);
+    assert_true(longest < 20 * 1000000u); /* a 50 ms nap would show here too */
+}
+
 #else
 
 static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **unused) {
@@ -111,11 +140,17 @@ static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **
     skip(); /* needs Linux's CPU affinity and RUSAGE_THREAD */
 }
 
+static void test_no_nap_when_the_timer_slack_is_large(void **unused) {
+    (void)unused;
+    skip();
+}
+
 #endif
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_yield_that_runs_another_thread_naps_once_per_interval),
+        cmocka_unit_test(test_no_nap_when_the_timer_slack_is_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
