@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -36,24 +37,35 @@ static inline void zc__cpu_relax(void) {
 #endif
 }
 
-/* Exponential backoff: spin 1, 2, 4, 8 pauses, then yield the CPU. A peer we wait for
- * may have been preempted; on 2 cores spinning longer only delays it (and a vCPU that
- * loops on pause gets descheduled by the hypervisor). Measured with zchan's bench on the
- * 2-vCPU VM, 4 sender and 4 receiver threads at capacity 16 (row 5): up to 64 pauses
- * 13-17 ms, up to 8 pauses 9-11 ms, up to 2 pauses 9-17 ms. */
+/* Block the calling thread for a moment (park.c): a sleep, which unlike sched_yield
+ * gives the CPU to threads of lower real-time priority too. Returns whether it slept. */
+bool zc__nap(void);
+
+/* Exponential backoff while waiting for a peer: spin 1, 2, 4, 8 pauses, then yield the
+ * CPU ZC__BACKOFF_YIELDS times, then nap (zc__nap). A peer we wait for may have been
+ * preempted; on 2 cores spinning longer only delays it (and a vCPU that loops on pause
+ * gets descheduled by the hypervisor). Measured with zchan's bench on the 2-vCPU VM, 4
+ * sender and 4 receiver threads at capacity 16 (row 5): up to 64 pauses 13-17 ms, up to
+ * 8 pauses 9-11 ms, up to 2 pauses 9-17 ms. The naps are for real-time threads: a
+ * SCHED_FIFO thread that preempted a lower-priority peer in the middle of an operation
+ * (or holding a waiter-list lock) would otherwise yield to no one and spin for ever. */
 typedef struct zc__backoff {
     unsigned step;
 } zc__backoff;
 
 #define ZC__BACKOFF_SPIN_LIMIT 3u /* 2^3 = 8 pauses at most per round */
+#define ZC__BACKOFF_YIELDS 16u    /* then 16 yields (some µs) before the first nap */
 #define ZC__BACKOFF_INIT {0}
 
 static inline void zc__backoff_snooze(zc__backoff *b) {
     if (b->step <= ZC__BACKOFF_SPIN_LIMIT) {
         for (unsigned i = 0; i < (1u << b->step); i++) zc__cpu_relax();
         b->step++;
-    } else {
+    } else if (b->step <= ZC__BACKOFF_SPIN_LIMIT + ZC__BACKOFF_YIELDS) {
         sched_yield();
+        b->step++;
+    } else {
+        zc__nap();
     }
 }
 

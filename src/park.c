@@ -108,14 +108,21 @@ void zc__yield(void) {
         (last_nap_ns != 0 && end - last_nap_ns < ZC__NAP_INTERVAL_NS))
         return;
     last_nap_ns = end;
+    if (zc__nap()) last_nap_ns = zc__clock_ns();
+}
+
+bool zc__nap(void) {
 #ifdef PR_GET_TIMERSLACK
     /* A sleep lasts about the thread's timer slack: no nap where that is long. */
     int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) return;
+    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) {
+        sched_yield();
+        return false;
+    }
 #endif
-    struct timespec nap = {0, 1};
+    struct timespec nap = {0, ZC__NAP_NS};
     nanosleep(&nap, NULL); /* EINTR: the nap is over all the same */
-    last_nap_ns = zc__clock_ns();
+    return true;
 }
 
 /* Take the permit if it is there. */

@@ -9,9 +9,12 @@
 #define ZCHAN_SRC_PARK_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <zchan/block.h>
+
+#include "atomic.h"
 
 /* zc_parker.zc__state. PARKED is EMPTY - 1, so that one fetch_sub(1) in park takes
  * NOTIFIED to EMPTY (permit consumed) or EMPTY to PARKED (about to sleep). */
@@ -24,6 +27,13 @@
 
 /* Now on CLOCK_MONOTONIC, in nanoseconds. */
 uint64_t zc__clock_ns(void);
+
+/* Whether p holds the permit (a wake came since the last park): a hint, read relaxed. */
+static inline bool zc__parker_has_permit(zc_parker *p) {
+    /* Relaxed: the park that follows takes the permit with acquire ([K2], park.c). */
+    return atomic_load_explicit(ZC__ATOMIC_UINT(p->zc__state), memory_order_relaxed) ==
+           ZC__PARKER_NOTIFIED;
+}
 
 /* The deadline timeout_ns from now: UINT64_MAX, and any sum past UINT64_MAX (over 500
  * years of uptime), give ZC__NO_DEADLINE. */
@@ -42,6 +52,12 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
 /* At most one nap per thread in this interval (10 ms). */
 #define ZC__NAP_INTERVAL_NS 10000000u
 
+/* A nap asks for this much sleep (20 µs). Not 1 ns: for a real-time thread (whose
+ * timer slack the kernel ignores) a sleep that short has expired before the thread is
+ * switched out, so it would never give the CPU away. Other threads sleep this plus
+ * their timer slack. */
+#define ZC__NAP_NS 20000
+
 /* No nap for a thread whose timer slack (Linux: prctl PR_SET_TIMERSLACK, systemd's
  * TimerSlackNSec=) is above this (200 µs; the default is 50 µs): a nap lasts about the
  * slack, and one of 50 ms every 10 ms made a two-thread ping-pong 100 times slower. */
@@ -49,9 +65,8 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
 
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
  * parks (zc__chan_snooze in chan.h, for block.c). If the yield ran another thread on this
- * CPU (it took ZC__YIELD_RAN_ANOTHER_NS or more), nap once: a nanosleep of 1 ns, a real
- * block of about the thread's timer slack (50 µs by default; no nap where the slack is
- * above ZC__NAP_MAX_SLACK_NS), at most once per ZC__NAP_INTERVAL_NS per thread.
+ * CPU (it took ZC__YIELD_RAN_ANOTHER_NS or more), nap once (zc__nap), at most once per
+ * ZC__NAP_INTERVAL_NS per thread.
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever
@@ -68,5 +83,10 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
  * 4.5 against 6.0 ms, medians of 15 interleaved runs, on a noisy host).
  * Thread-safe: the last nap's time is thread-local. */
 void zc__yield(void);
+
+/* zc__nap (declared in atomic.h, for zc__backoff_snooze): a nanosleep of ZC__NAP_NS,
+ * which lasts that plus the thread's timer slack (70 µs with the default slack; 20 µs
+ * for a real-time thread, whose slack the kernel ignores); where the slack is above
+ * ZC__NAP_MAX_SLACK_NS it only yields. */
 
 #endif /* ZCHAN_SRC_PARK_H */

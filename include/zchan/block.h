@@ -93,8 +93,8 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * costs no wake-up. On a bounded channel those attempts read only the senders' side of
  * the ring, never the receivers' index, so a waiting sender does not slow the receiver
  * it waits for. If a sched_yield there ran another thread on this CPU, the call sleeps
- * once for a moment (nanosleep: about the thread's timer slack, 50 µs by default; never
- * where the slack is above 200 µs), at most once per 10 ms per thread: two threads
+ * once for a moment (nanosleep: 20 µs plus the thread's timer slack, 70 µs by default;
+ * never where the slack is above 200 µs), at most once per 10 ms per thread: two threads
  * waiting on each other by yielding can otherwise share one CPU while another idles, and
  * the kernel leaves them there; the wake-up moves the thread.
  *

@@ -1563,6 +1563,127 @@ static void test_send_timeout_expires_while_another_sender_is_held_mid_write(voi
     run_timeout_while_a_peer_is_held(false);
 }
 
+/* ---- a blocking call gives its CPU to a lower-priority peer held mid-operation ------- */
+
+/* Real-time threads on one CPU: a receiver (SCHED_FIFO 10) claims the only message of a
+ * full bounded(1) channel and, at that point (its SLOT_CLAIMED hook), wakes a sender of
+ * higher priority (SCHED_FIFO 20), which preempts it at once: the receiver is runnable
+ * but holds the slot mid-copy. The sender's zc_send_blocking finds the ring saying
+ * PENDING (a peer is mid-operation) for as long as the receiver cannot run, and
+ * sched_yield gives the CPU to no lower priority: unless the blocking call really sleeps
+ * now and then, it spins on the CPU for ever (found by a fresh-user break test: 4 of 6
+ * such senders spinning, a priority-10 receiver stuck in zc__ring_pop_slow). A watchdog
+ * on the main thread demotes the sender after WATCHDOG_NS, so a regression fails the test
+ * instead of hanging it. Skipped where real-time priorities are not permitted. */
+#define WATCHDOG_NS (3ull * 1000 * 1000 * 1000)
+
+typedef struct rt_pair {
+    fixture *f;
+    zc_parker go;           /* the sender waits here for the receiver's claim */
+    atomic_bool sent;       /* the sender's call returned */
+    zc_status send_s, recv_s;
+    uint64_t got;
+} rt_pair;
+
+static _Thread_local bool preempt_me;
+
+static void wake_sender_hook(zc__hook_point point, void *ctx) {
+    rt_pair *p = ctx;
+    if (point != ZC__HOOK_SLOT_CLAIMED || !preempt_me) return;
+    preempt_me = false;
+    zc_waker w = zc_parker_waker(&p->go);
+    w.wake(w.ctx); /* the sender, of higher priority on this CPU, runs now */
+}
+
+static void *rt_receiver(void *arg) {
+    rt_pair *p = arg;
+    preempt_me = true;
+    p->recv_s = zc_try_recv(p->f->rx, &p->got);
+    return NULL;
+}
+
+static void *rt_sender(void *arg) {
+    rt_pair *p = arg;
+    zc_parker_park(&p->go);
+    uint64_t v = 2;
+    p->send_s = zc_send_blocking(p->f->tx, &v);
+    /* Release: the main thread reads send_s after it sees this. */
+    atomic_store_explicit(&p->sent, true, memory_order_release);
+    return NULL;
+}
+
+/* Start fn at SCHED_FIFO priority prio on CPU cpu; false if that is not permitted. */
+static bool start_rt_thread(pthread_t *t, void *(*fn)(void *), void *arg, int prio, int cpu) {
+    pthread_attr_t attr;
+    assert_int_equal(pthread_attr_init(&attr), 0);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    struct sched_param sp = {.sched_priority = prio};
+    bool ok = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) == 0 &&
+              pthread_attr_setschedpolicy(&attr, SCHED_FIFO) == 0 &&
+              pthread_attr_setschedparam(&attr, &sp) == 0 &&
+              pthread_attr_setaffinity_np(&attr, sizeof one, &one) == 0 &&
+              pthread_create(t, &attr, fn, arg) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+
+static void test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx, 1); /* full */
+    rt_pair p = {.f = &f};
+    zc_parker_init(&p.go);
+    atomic_init(&p.sent, false);
+    int cpu = sched_getcpu();
+    if (cpu < 0) cpu = 0;
+    pthread_t sender, receiver;
+    if (!start_rt_thread(&sender, rt_sender, &p, 20, cpu)) {
+        zc_parker_destroy(&p.go);
+        fixture_done(&f);
+        skip(); /* no real-time priorities here (not root, or a container's limit) */
+    }
+    zc__test_set_hook(wake_sender_hook, &p);
+    if (!start_rt_thread(&receiver, rt_receiver, &p, 10, cpu)) {
+        /* The sender is parked: wake it; it sends once the slot is free. */
+        zc_waker w = zc_parker_waker(&p.go);
+        w.wake(w.ctx);
+        uint64_t v;
+        assert_int_equal(zc_try_recv(f.rx, &v), ZC_OK);
+        pthread_join(sender, NULL);
+        zc__test_set_hook(NULL, NULL);
+        zc_parker_destroy(&p.go);
+        fixture_done(&f);
+        skip();
+    }
+    /* The main thread runs at normal priority, not pinned: on another CPU. */
+    uint64_t until = now_ns() + WATCHDOG_NS;
+    bool forced = false;
+    while (!atomic_load_explicit(&p.sent, memory_order_acquire)) {
+        if (now_ns() >= until) { /* demote the sender: the receiver runs, and then it */
+            forced = true;
+            struct sched_param normal = {.sched_priority = 0};
+            assert_int_equal(pthread_setschedparam(sender, SCHED_OTHER, &normal), 0);
+            break;
+        }
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    }
+    pthread_join(sender, NULL);
+    pthread_join(receiver, NULL);
+    zc__test_set_hook(NULL, NULL);
+    zc_parker_destroy(&p.go);
+    assert_false(forced); /* the send finished with the sender at its priority */
+    assert_int_equal(p.send_s, ZC_OK);
+    assert_int_equal(p.recv_s, ZC_OK);
+    assert_int_equal(p.got, 1);
+    expect_u64(f.rx, 2);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
 #endif /* ZCHAN_TEST_HOOKS */
 
 /* An optional argument runs only the tests whose names match it (cmocka's pattern). */
@@ -1606,6 +1727,7 @@ int main(int argc, char **argv) {
             test_batch_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_is_held_mid_copy),
         cmocka_unit_test(test_send_timeout_expires_while_another_sender_is_held_mid_write),
+        cmocka_unit_test(test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
