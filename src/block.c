@@ -67,10 +67,11 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
  * attempts never read the peer's index (zc__chan_send_spin): a waiting receiver that
  * read tail at every attempt would pull the senders' line into its cache, and the
  * sender's claim would have to fetch it back. So a receive on a closed, drained channel
- * is told ZC_CLOSED by the poll after the spin, a few microseconds late. Measured on the
- * 2-vCPU VM, two threads bouncing a message over two bounded(1) channels, 200,000 round
- * trips: 690-870 ns a round trip with zc_try_send / zc_try_recv as the attempts, 370-490
- * ns with these (bench row 15-threads). */
+ * is told ZC_CLOSED by the poll after the spin, a few microseconds late (milliseconds
+ * if other threads are busy on its CPU: each yield may give one a time slice). Measured
+ * on the 2-vCPU VM, two threads bouncing a message over two bounded(1) channels, 200,000
+ * round trips: 690-870 ns a round trip with zc_try_send / zc_try_recv as the attempts,
+ * 370-490 ns with these (bench row 15-threads). */
 #define PRESPIN 10
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {

@@ -112,7 +112,9 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
  * Receive one message, parking the calling thread while the channel is empty. Tries
  * first as zc_send_blocking does (on a bounded channel reading only the receivers' side
  * of the ring; so on a closed and drained bounded channel ZC_CLOSED comes after those
- * attempts, a few microseconds late).
+ * attempts: a few microseconds late on a CPU of its own, but each of their yields can
+ * give a time slice to another thread on the same CPU, so with busy threads there it
+ * can be milliseconds).
  *
  * @param rx   Receiver handle.
  * @param out  elem_size writable bytes; written only on ZC_OK.
