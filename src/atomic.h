@@ -37,12 +37,9 @@ static inline void zc__cpu_relax(void) {
 #endif
 }
 
-/* Block the calling thread for a moment (park.c): a sleep, which unlike sched_yield
- * gives the CPU to threads of lower real-time priority too. Returns whether it slept. */
-bool zc__nap(void);
-
 /* Exponential backoff while waiting for a peer: spin 1, 2, 4, 8 pauses, then yield the
- * CPU ZC__BACKOFF_YIELDS times, then nap (zc__nap). A peer we wait for may have been
+ * CPU ZC__BACKOFF_YIELDS times, then nap (a 20 µs sleep, park.c: unlike sched_yield it
+ * gives the CPU to threads of lower real-time priority too). A peer we wait for may have been
  * preempted; on 2 cores spinning longer only delays it (and a vCPU that loops on pause
  * gets descheduled by the hypervisor). Measured with zchan's bench on the 2-vCPU VM, 4
  * sender and 4 receiver threads at capacity 16 (row 5): up to 64 pauses 13-17 ms, up to
@@ -57,15 +54,17 @@ typedef struct zc__backoff {
 #define ZC__BACKOFF_YIELDS 16u    /* then 16 yields (some µs) before the first nap */
 #define ZC__BACKOFF_INIT {0}
 
+/* The yield and nap stages (park.c), out of line: they make system calls anyway, and
+ * the spin stage is inlined into hot paths. Takes and returns the step by value, so that
+ * a caller's zc__backoff can stay in a register. */
+unsigned zc__backoff_wait(unsigned step);
+
 static inline void zc__backoff_snooze(zc__backoff *b) {
     if (b->step <= ZC__BACKOFF_SPIN_LIMIT) {
         for (unsigned i = 0; i < (1u << b->step); i++) zc__cpu_relax();
         b->step++;
-    } else if (b->step <= ZC__BACKOFF_SPIN_LIMIT + ZC__BACKOFF_YIELDS) {
-        sched_yield();
-        b->step++;
     } else {
-        zc__nap();
+        b->step = zc__backoff_wait(b->step);
     }
 }
 

@@ -99,6 +99,30 @@ uint64_t zc__deadline_ns(uint64_t timeout_ns) {
     return timeout_ns >= ZC__NO_DEADLINE - now ? ZC__NO_DEADLINE : now + timeout_ns;
 }
 
+/* Block for a moment: see ZC__NAP_NS in park.h. Returns whether it slept. */
+static bool nap(void) {
+#ifdef PR_GET_TIMERSLACK
+    /* A sleep lasts about the thread's timer slack: no nap where that is long. */
+    int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) {
+        sched_yield();
+        return false;
+    }
+#endif
+    struct timespec ts = {0, ZC__NAP_NS};
+    nanosleep(&ts, NULL); /* EINTR: the nap is over all the same */
+    return true;
+}
+
+unsigned zc__backoff_wait(unsigned step) {
+    if (step > ZC__BACKOFF_SPIN_LIMIT + ZC__BACKOFF_YIELDS) {
+        nap();
+        return step;
+    }
+    sched_yield();
+    return step + 1;
+}
+
 void zc__yield(void) {
     static _Thread_local uint64_t last_nap_ns; /* 0: never */
     uint64_t start = zc__clock_ns();
@@ -108,21 +132,7 @@ void zc__yield(void) {
         (last_nap_ns != 0 && end - last_nap_ns < ZC__NAP_INTERVAL_NS))
         return;
     last_nap_ns = end;
-    if (zc__nap()) last_nap_ns = zc__clock_ns();
-}
-
-bool zc__nap(void) {
-#ifdef PR_GET_TIMERSLACK
-    /* A sleep lasts about the thread's timer slack: no nap where that is long. */
-    int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) {
-        sched_yield();
-        return false;
-    }
-#endif
-    struct timespec nap = {0, ZC__NAP_NS};
-    nanosleep(&nap, NULL); /* EINTR: the nap is over all the same */
-    return true;
+    if (nap()) last_nap_ns = zc__clock_ns();
 }
 
 /* Take the permit if it is there. */

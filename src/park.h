@@ -65,8 +65,10 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
 
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
  * parks (zc__chan_snooze in chan.h, for block.c). If the yield ran another thread on this
- * CPU (it took ZC__YIELD_RAN_ANOTHER_NS or more), nap once (zc__nap), at most once per
- * ZC__NAP_INTERVAL_NS per thread.
+ * CPU (it took ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of ZC__NAP_NS,
+ * which lasts that plus the thread's timer slack: 70 µs with the default slack, 20 µs
+ * for a real-time thread, whose slack the kernel ignores; no nap where the slack is above
+ * ZC__NAP_MAX_SLACK_NS), at most once per ZC__NAP_INTERVAL_NS per thread.
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever
@@ -83,10 +85,5 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
  * 4.5 against 6.0 ms, medians of 15 interleaved runs, on a noisy host).
  * Thread-safe: the last nap's time is thread-local. */
 void zc__yield(void);
-
-/* zc__nap (declared in atomic.h, for zc__backoff_snooze): a nanosleep of ZC__NAP_NS,
- * which lasts that plus the thread's timer slack (70 µs with the default slack; 20 µs
- * for a real-time thread, whose slack the kernel ignores); where the slack is above
- * ZC__NAP_MAX_SLACK_NS it only yields. */
 
 #endif /* ZCHAN_SRC_PARK_H */
