@@ -60,7 +60,8 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
 
 /* No nap for a thread whose timer slack (Linux: prctl PR_SET_TIMERSLACK, systemd's
  * TimerSlackNSec=) is above this (200 µs; the default is 50 µs): a nap lasts about the
- * slack, and one of 50 ms every 10 ms made a two-thread ping-pong 100 times slower. */
+ * slack, and one of 50 ms every 10 ms made 20,000 round trips between two threads pinned
+ * to one CPU take 109 s instead of 0.1 s. */
 #define ZC__NAP_MAX_SLACK_NS 200000u
 
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
