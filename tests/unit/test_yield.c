@@ -21,9 +21,11 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "park.h"
 
