@@ -187,8 +187,11 @@ ZC_EXPORT bool zc_receiver_close(zc_receiver *rx);
  *         segment was needed and could not be allocated; the channel is unchanged).
  *
  * Thread safety: any number of concurrent senders and receivers.
- * Progress: never sleeps; if a receiver is stalled between claiming and releasing the
- *           very slot this send needs, it spins (then yields) until that slot is free.
+ * Progress: if a receiver is stalled between claiming and releasing the very slot this
+ *           send needs, it waits until that slot is free: it spins, then yields, and
+ *           after some 16 yields sleeps 20 µs at a time (a stalled receiver of lower
+ *           real-time priority gets the CPU only from a sleep). Otherwise it never
+ *           sleeps.
  * Ordering: a send happens-before the receive that returns its message.
  * Wakes: at most one waiting receiver.
  * Source: D. Vyukov, bounded MPMC queue; crossbeam-channel array and list flavours.
