@@ -41,9 +41,9 @@ static inline void zc__cpu_relax(void) {
  * CPU ZC__BACKOFF_YIELDS times, then nap (a 20 µs sleep, park.c: unlike sched_yield it
  * gives the CPU to threads of lower real-time priority too). A peer we wait for may have
  * been preempted; on 2 cores spinning longer only delays it (and a vCPU that loops on
- * pause gets descheduled by the hypervisor). Measured with zchan's bench on the 2-vCPU VM, 4
- * sender and 4 receiver threads at capacity 16 (row 5): up to 64 pauses 13-17 ms, up to
- * 8 pauses 9-11 ms, up to 2 pauses 9-17 ms. The naps are for real-time threads: a
+ * pause gets descheduled by the hypervisor). Measured with zchan's bench on the 2-vCPU
+ * VM, 4 sender and 4 receiver threads at capacity 16 (row 5): up to 64 pauses 13-17 ms,
+ * up to 8 pauses 9-11 ms, up to 2 pauses 9-17 ms. The naps are for real-time threads: a
  * SCHED_FIFO thread that preempted a lower-priority peer in the middle of an operation
  * (or holding a waiter-list lock) would otherwise yield to no one and spin for ever. */
 typedef struct zc__backoff {

@@ -99,15 +99,12 @@ uint64_t zc__deadline_ns(uint64_t timeout_ns) {
     return timeout_ns >= ZC__NO_DEADLINE - now ? ZC__NO_DEADLINE : now + timeout_ns;
 }
 
-/* Block for a moment: see ZC__NAP_NS in park.h. Returns whether it slept. */
+/* Block for a moment: see ZC__NAP_NS in park.h. Returns false, having done nothing,
+ * where the thread's timer slack would make the sleep too long. */
 static bool nap(void) {
 #ifdef PR_GET_TIMERSLACK
-    /* A sleep lasts about the thread's timer slack: no nap where that is long. */
     int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) {
-        sched_yield();
-        return false;
-    }
+    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) return false;
 #endif
     struct timespec ts = {0, ZC__NAP_NS};
     nanosleep(&ts, NULL); /* EINTR: the nap is over all the same */
@@ -115,12 +112,12 @@ static bool nap(void) {
 }
 
 unsigned zc__backoff_wait(unsigned step) {
-    if (step > ZC__BACKOFF_SPIN_LIMIT + ZC__BACKOFF_YIELDS) {
-        nap();
-        return step;
+    if (step <= ZC__BACKOFF_SPIN_LIMIT + ZC__BACKOFF_YIELDS) {
+        sched_yield();
+        return step + 1;
     }
-    sched_yield();
-    return step + 1;
+    if (!nap()) sched_yield();
+    return step;
 }
 
 void zc__yield(void) {
@@ -131,7 +128,7 @@ void zc__yield(void) {
     if (end - start < ZC__YIELD_RAN_ANOTHER_NS ||
         (last_nap_ns != 0 && end - last_nap_ns < ZC__NAP_INTERVAL_NS))
         return;
-    last_nap_ns = end;
+    last_nap_ns = end; /* also when no nap is taken: prctl at most once an interval */
     if (nap()) last_nap_ns = zc__clock_ns();
 }
 
