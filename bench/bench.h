@@ -126,8 +126,9 @@ bool bench_selected(const char *list, const char *id);
 
 /**
  * Thread rows 5-6, 10-12: `senders` threads each send `per_sender` messages through one
- * channel of capacity cap (0 = unbounded) to `receivers` threads, which take an equal
- * share each. Threads are started first and released together.
+ * channel of capacity cap (0 = unbounded) to `receivers` threads, which take messages
+ * until they receive an end mark: the last sender to finish sends one per receiver,
+ * as the Rust and Go peers' receivers run until the channel closes. Threads are started first and released together.
  *
  * @return Nanoseconds from the release to the last join; exits if a message was lost.
  */

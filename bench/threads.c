@@ -34,10 +34,16 @@ static uint64_t gate_open(gate *g, int threads)
     return t0;
 }
 
+/* What the last sender sends to each receiver of a flow to stop it: not a message
+ * (those are 1 .. total), and not 0, which GAsyncQueue cannot carry (NULL). */
+#define END_MARK ((uint64_t)UINTPTR_MAX)
+
 typedef struct worker {
     const bench_impl *impl;
     void *ch, *back; /* back: the second channel of a ping-pong */
     gate *g;
+    atomic_int *senders_left; /* flows: senders still sending */
+    int receivers;            /* flows: how many end marks the last sender sends */
     uint64_t first; /* a sender sends first .. first + count - 1 */
     long count;
     uint64_t sum; /* a receiver's checksum */
@@ -49,6 +55,12 @@ static void *sender_main(void *arg)
     gate_wait(w->g);
     for (long i = 0; i < w->count; i++)
         w->impl->send(w->ch, w->first + (uint64_t)i);
+    /* The last sender to finish tells every receiver to stop, as closing the channel
+     * does for the Rust and Go peers (the C rings have no close). Acq_rel: the last
+     * decrement follows every sender's sends. */
+    if (atomic_fetch_sub_explicit(w->senders_left, 1, memory_order_acq_rel) == 1)
+        for (int i = 0; i < w->receivers; i++)
+            w->impl->send(w->ch, END_MARK);
     return NULL;
 }
 
@@ -57,8 +69,8 @@ static void *receiver_main(void *arg)
     worker *w = arg;
     gate_wait(w->g);
     uint64_t sum = 0;
-    for (long i = 0; i < w->count; i++)
-        sum += w->impl->recv(w->ch);
+    for (uint64_t v; (v = w->impl->recv(w->ch)) != END_MARK;)
+        sum += v;
     w->sum = sum;
     return NULL;
 }
@@ -72,16 +84,17 @@ uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int 
     pthread_t *ts = calloc((size_t)n, sizeof *ts);
     void *ch = impl->make(cap);
     gate g = {0};
+    atomic_int senders_left = senders;
     if (!ws || !ts || !ch)
         bench_fail(impl->name, "setup");
     for (int i = 0; i < n; i++) {
         bool sends = i < senders;
-        int k = sends ? i : i - senders;
-        ws[i] = (worker){.impl = impl, .ch = ch, .g = &g};
-        ws[i].first = (uint64_t)(k * per_sender) + 1;
-        /* The receivers' shares add up to the total. */
-        ws[i].count = sends ? per_sender
-                            : total / receivers + (k < total % receivers ? 1 : 0);
+        ws[i] = (worker){.impl = impl, .ch = ch, .g = &g, .senders_left = &senders_left,
+                         .receivers = receivers};
+        if (sends) { /* together 1 .. total; receivers take what comes */
+            ws[i].first = (uint64_t)(i * per_sender) + 1;
+            ws[i].count = per_sender;
+        }
         if (pthread_create(&ts[i], NULL, sends ? sender_main : receiver_main, &ws[i]) != 0)
             bench_fail(impl->name, "pthread_create");
     }
