@@ -1563,6 +1563,48 @@ static void test_send_timeout_expires_while_another_sender_is_held_mid_write(voi
     run_timeout_while_a_peer_is_held(false);
 }
 
+/* ---- an unbounded channel's segment outlives a receiver held mid-copy ------------- */
+
+/* Slots per segment of an unbounded channel (src/segq.h ZC__SEG_CAP). */
+#define SEG_SLOTS 31
+
+/* A receiver claims the first message of a segment and is held before copying it out.
+ * The main thread receives the rest of that segment, past its end (where the segment is
+ * reclaimed once its readers are done), then sends and receives two segments' worth, so
+ * that the first segment, had it been freed or reused while the held receiver still
+ * needed it, would hold other bytes by then (the freed segment is the spare that the
+ * next segment is made from). The held receiver must still copy out its own message. */
+static void test_unbounded_segment_outlives_a_receiver_held_mid_copy(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    for (uint64_t v = 1; v <= SEG_SLOTS; v++) send_u64(f.tx, v);
+    hold h;
+    atomic_init(&h.held, false);
+    atomic_init(&h.release, false);
+    atomic_init(&h.forced, false);
+    held_op op = {.f = &f, .v = 0};
+    zc__test_set_hook(hold_hook, &h);
+    pthread_t peer, dog;
+    start_thread(&peer, held_try_recv, &op); /* claims message 1, then is held */
+    while (!atomic_load_explicit(&h.held, memory_order_acquire))
+        sched_yield();
+    start_thread(&dog, hold_watchdog, &h);
+    for (uint64_t v = 2; v <= SEG_SLOTS; v++) expect_u64(f.rx, v);
+    for (uint64_t v = SEG_SLOTS + 1; v <= 3 * SEG_SLOTS; v++) send_u64(f.tx, v);
+    for (uint64_t v = SEG_SLOTS + 1; v <= 3 * SEG_SLOTS; v++) expect_u64(f.rx, v);
+    bool forced = atomic_load_explicit(&h.forced, memory_order_acquire);
+    atomic_store_explicit(&h.release, true, memory_order_release);
+    pthread_join(dog, NULL);
+    pthread_join(peer, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_false(forced); /* the main thread never waited for the held receiver */
+    assert_int_equal(op.s, ZC_OK);
+    assert_int_equal(op.v, 1);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
 /* ---- a blocking call gives its CPU to a lower-priority peer held mid-operation ------- */
 
 /* Real-time threads on one CPU: a receiver (SCHED_FIFO 10) claims the only message of a
@@ -1739,6 +1781,7 @@ int main(int argc, char **argv) {
             test_batch_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_is_held_mid_copy),
         cmocka_unit_test(test_send_timeout_expires_while_another_sender_is_held_mid_write),
+        cmocka_unit_test(test_unbounded_segment_outlives_a_receiver_held_mid_copy),
         cmocka_unit_test(test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run),
 #endif
     };
