@@ -3,12 +3,14 @@
  *
  * Source: crossbeam-channel's list flavour (crossbeam-channel/src/flavors/list.rs):
  * segments of 31 slots linked in a list; head and tail are {position << 1 | mark} words
- * plus a segment pointer; one position per 32 is the segment boundary. Each segment is
- * freed by its last reader (READ/DESTROY bits), so no hazard pointers or epochs are
- * needed. Chosen because it is the proven MPMC design whose memory follows the number of
- * messages held (tokio's list and Jiffy are single-consumer; LCRQ/LSCQ need safe
- * reclamation of whole rings). One freed segment is kept as a spare, so a channel that
- * hovers around a boundary does not call malloc/free every 31 messages.
+ * plus a segment pointer; one position per 32 is the segment boundary. Each slot's
+ * reader marks it read; the reader of a segment's last slot frees the segment once every
+ * slot is read (segq.c; unlike crossbeam, with no RMW per receive), so no hazard
+ * pointers or epochs are needed. Chosen because it is the proven MPMC design whose
+ * memory follows the number of messages held (tokio's list and Jiffy are
+ * single-consumer; LCRQ/LSCQ need safe reclamation of whole rings). One freed segment is
+ * kept as a spare, so a channel that hovers around a boundary does not call malloc/free
+ * every 31 messages.
  */
 #ifndef ZCHAN_SRC_SEGQ_H
 #define ZCHAN_SRC_SEGQ_H
@@ -32,6 +34,10 @@ typedef struct zc__segq {
     _Atomic(struct zc__seg *) tail_seg;
     /* One freed segment kept for reuse; written by both ends, so on its own line. */
     ZC_CACHE_ALIGNED _Atomic(struct zc__seg *) spare;
+    /* Segments whose last slot was read while a reader of another slot was still
+     * copying out (a stack linked by next): freed by a later zc__seg_retire.
+     * Touched at boundaries only, as spare is. */
+    _Atomic(struct zc__seg *) retired;
     /* Read-only after init. */
     ZC_CACHE_ALIGNED size_t elem_size;
     size_t stride;    /* bytes per slot: header + message, rounded to 8 */
@@ -71,21 +77,18 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
 #define ZC__SEG_LAP 32
 _Static_assert(ZC__SEG_CAP == ZC__SEG_LAP - 1, "one position per lap is the boundary");
 
-/* Slot state bits (the reader's and the destroy walk's; the writer has its own word). */
-#define ZC__SEG_READ 1u
-#define ZC__SEG_DESTROY 2u
-
 struct zc__seg {
+    /* The next segment; once this one is retired (its last slot read, so no one reads
+     * this any more), the next segment down the retired stack. */
     _Atomic(struct zc__seg *) next;
     /* ZC__SEG_CAP slots of q->stride bytes: {struct zc__slot; message}. */
     alignas(8) unsigned char slots[];
 };
 
-/* A slot's header. Only the slot's writer stores written, so its publish is a release
- * store; the bits that the reader and the destroy walk may set at the same time stay on
- * state. */
+/* A slot's header: one word for each of its two users, each stored once with a plain
+ * release store (no RMW): the writer's written, then the reader's read. */
 struct zc__slot {
-    _Atomic unsigned state;   /* ZC__SEG_READ | ZC__SEG_DESTROY */
+    _Atomic unsigned read;    /* 0, then 1 once the message is out (its reader is done) */
     _Atomic unsigned written; /* 0, then 1 once the message is in */
 };
 
@@ -104,8 +107,10 @@ static inline unsigned char *zc__seg_msg(const zc__segq *q, struct zc__seg *s, s
 struct zc__seg *zc__seg_alloc(zc__segq *q);
 /* Keep s as the spare, or free it. */
 void zc__seg_free(zc__segq *q, struct zc__seg *s);
-/* Free s once every reader of slots start..ZC__SEG_CAP-2 is done with it (segq.c). */
-void zc__seg_destroy(zc__segq *q, struct zc__seg *s, size_t start);
+/* Called by the reader of s's last slot, once its copy-out is done: free s if the
+ * readers of its other slots are done too, else keep it on q->retired until a later
+ * call finds them done (segq.c). */
+void zc__seg_retire(zc__segq *q, struct zc__seg *s);
 /* The segment after s, waiting for the sender that installs it. */
 struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
 
@@ -156,10 +161,8 @@ static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
         while (!atomic_load_explicit(&slot->written, memory_order_acquire))
             zc__backoff_snooze(&wait);
         zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
-        /* [R6] acq_rel: see segq.c. */
-        if (atomic_fetch_or_explicit(&slot->state, ZC__SEG_READ, memory_order_acq_rel) &
-            ZC__SEG_DESTROY)
-            zc__seg_destroy(q, seg, offset + 1);
+        /* [R6] release: our last access to the segment; pairs with [A6] (segq.c). */
+        atomic_store_explicit(&slot->read, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return ZC_OK;
     }
