@@ -1467,12 +1467,16 @@ typedef struct hold {
     atomic_bool held;    /* the marked thread sits at its SLOT_CLAIMED point */
     atomic_bool release; /* let it go on */
     atomic_bool forced;  /* the watchdog released it: the call under test had not returned */
+    atomic_uint freed;   /* segments freed (or kept as spare) so far, any thread */
 } hold;
 
 static _Thread_local bool hold_me;
 
 static void hold_hook(zc__hook_point point, void *ctx) {
     hold *h = ctx;
+    if (point == ZC__HOOK_SEGMENT_FREED)
+        /* Relaxed: a count, read after the threads are joined. */
+        atomic_fetch_add_explicit(&h->freed, 1, memory_order_relaxed);
     if (point != ZC__HOOK_SLOT_CLAIMED || !hold_me) return;
     hold_me = false;
     /* Release/acquire: plain flags between the threads of the test. */
@@ -1526,6 +1530,7 @@ static void run_timeout_while_a_peer_is_held(bool receive) {
     atomic_init(&h.held, false);
     atomic_init(&h.release, false);
     atomic_init(&h.forced, false);
+    atomic_init(&h.freed, 0);
     held_op op = {.f = &f, .v = 2};
     zc__test_set_hook(hold_hook, &h);
     pthread_t peer, dog;
@@ -1573,7 +1578,10 @@ static void test_send_timeout_expires_while_another_sender_is_held_mid_write(voi
  * reclaimed once its readers are done), then sends and receives two segments' worth, so
  * that the first segment, had it been freed or reused while the held receiver still
  * needed it, would hold other bytes by then (the freed segment is the spare that the
- * next segment is made from). The held receiver must still copy out its own message. */
+ * next segment is made from). The held receiver must still copy out its own message,
+ * and once it is done, a receive that finds the channel empty frees that segment: the
+ * three segments read out are freed while the channel lives (a drained channel holds at
+ * most the current segment and the spare). */
 static void test_unbounded_segment_outlives_a_receiver_held_mid_copy(void **state) {
     (void)state;
     fixture f;
@@ -1583,6 +1591,7 @@ static void test_unbounded_segment_outlives_a_receiver_held_mid_copy(void **stat
     atomic_init(&h.held, false);
     atomic_init(&h.release, false);
     atomic_init(&h.forced, false);
+    atomic_init(&h.freed, 0);
     held_op op = {.f = &f, .v = 0};
     zc__test_set_hook(hold_hook, &h);
     pthread_t peer, dog;
@@ -1597,11 +1606,12 @@ static void test_unbounded_segment_outlives_a_receiver_held_mid_copy(void **stat
     atomic_store_explicit(&h.release, true, memory_order_release);
     pthread_join(dog, NULL);
     pthread_join(peer, NULL);
-    zc__test_set_hook(NULL, NULL);
     assert_false(forced); /* the main thread never waited for the held receiver */
     assert_int_equal(op.s, ZC_OK);
     assert_int_equal(op.v, 1);
     expect_recv_status(f.rx, ZC_EMPTY);
+    zc__test_set_hook(NULL, NULL);
+    assert_int_equal(atomic_load_explicit(&h.freed, memory_order_relaxed), 3);
     fixture_done(&f);
 }
 
