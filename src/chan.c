@@ -135,6 +135,10 @@ void zc_receiver_drop(zc_receiver *rx) {
             zc__ring_discard(&ch->q.ring, ch->drop_msg, ch->drop_ctx);
         else
             zc__segq_discard(&ch->q.segq, ch->drop_msg, ch->drop_ctx);
+    } else if (!ch->bounded) {
+        /* A receiver that copied a message out late and leaves may have been the last
+         * reader of a retired segment (segq.c): free what is read out now. */
+        zc__segq_reclaim(&ch->q.segq, NULL);
     }
     chan_release_handle(ch);
 }
@@ -161,7 +165,8 @@ void zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
         zc__waitlist_notify_one(&ch->send_waiters);
 }
 
-zc_status zc_try_send(zc_sender *tx, const void *msg) {
+/* zc_try_send after its first attempt did not go through at once. */
+static ZC__NOINLINE zc_status try_send_slow(zc_sender *tx, const void *msg) {
     if (!tx || !msg) return ZC_EINVAL;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
@@ -173,7 +178,8 @@ zc_status zc_try_send(zc_sender *tx, const void *msg) {
     }
 }
 
-zc_status zc_try_recv(zc_receiver *rx, void *out) {
+/* zc_try_recv after its first attempt did not go through at once. */
+static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
     if (!rx || !out) return ZC_EINVAL;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
@@ -183,6 +189,16 @@ zc_status zc_try_recv(zc_receiver *rx, void *out) {
         if (s != ZC_PENDING) return s;
         zc__backoff_snooze(&backoff);
     }
+}
+
+zc_status zc_try_send(zc_sender *tx, const void *msg) {
+    if (ZC__LIKELY(tx && msg) && zc__chan_send_fast(tx->ch, msg)) return ZC_OK;
+    return try_send_slow(tx, msg);
+}
+
+zc_status zc_try_recv(zc_receiver *rx, void *out) {
+    if (ZC__LIKELY(rx && out) && zc__chan_recv_fast(rx->ch, out)) return ZC_OK;
+    return try_recv_slow(rx, out);
 }
 
 static void chan_info(zc__chan *ch, zc_info *out) {

@@ -82,26 +82,40 @@ static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
 }
 
 
+/* The first attempt alone (the ring's or the segmented queue's inline fast path), waking
+ * a waiting peer on success as zc__chan_send / recv do: true if the message went
+ * through; false for anything else, with nothing changed, so the caller goes on with
+ * the full attempt. The futures' fast paths (future.c). */
+static inline bool zc__chan_send_fast(zc__chan *ch, const void *msg) {
+    if (!(ch->bounded ? zc__ring_push_fast(&ch->q.ring, msg) : zc__segq_push_fast(&ch->q.segq, msg)))
+        return false;
+    zc__chan_wake_receiver(ch);
+    return true;
+}
+
+static inline bool zc__chan_recv_fast(zc__chan *ch, void *out) {
+    if (!ch->bounded) return zc__segq_pop_fast(&ch->q.segq, out); /* no sender ever waits */
+    if (!zc__ring_pop_fast(&ch->q.ring, out)) return false;
+    zc__chan_wake_sender(ch);
+    return true;
+}
+
 /* The attempts of a blocking call's spin before it parks (block.c): on a bounded channel
- * only the ring's first attempt (zc__ring_push_fast / zc__ring_pop_fast), which reads the
- * caller's own index and its slot and never the peer's index, so that the peer's claim
- * and publish stay in its own cache; waking a waiting peer as zc__chan_send / recv do.
- * ZC_OK, ZC_CLOSED (send only: the close mark is on tail, the senders' own line), or
- * ZC_FULL / ZC_EMPTY for "not now" (a receive on a closed channel too: the full attempt
- * after the spin tells). An unbounded channel makes its full attempt. */
+ * only the first attempt (zc__chan_send_fast / recv_fast), which reads the caller's own
+ * index and its slot and never the peer's index, so that the peer's claim and publish
+ * stay in its own cache. ZC_OK, ZC_CLOSED (send only: the close mark is on tail, the
+ * senders' own line), or ZC_FULL / ZC_EMPTY for "not now" (a receive on a closed channel
+ * too: the full attempt after the spin tells). An unbounded channel makes its full
+ * attempt. */
 static inline zc_status zc__chan_send_spin(zc__chan *ch, const void *msg) {
     if (!ch->bounded) return zc__chan_send(ch, msg);
-    if (!zc__ring_push_fast(&ch->q.ring, msg))
-        return zc__ring_is_closed(&ch->q.ring) ? ZC_CLOSED : ZC_FULL; /* tail: our own line */
-    zc__chan_wake_receiver(ch);
-    return ZC_OK;
+    if (zc__chan_send_fast(ch, msg)) return ZC_OK;
+    return zc__ring_is_closed(&ch->q.ring) ? ZC_CLOSED : ZC_FULL; /* tail: our own line */
 }
 
 static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
     if (!ch->bounded) return zc__chan_recv(ch, out);
-    if (!zc__ring_pop_fast(&ch->q.ring, out)) return ZC_EMPTY;
-    zc__chan_wake_sender(ch);
-    return ZC_OK;
+    return zc__chan_recv_fast(ch, out) ? ZC_OK : ZC_EMPTY;
 }
 
 /* Back off between two of those attempts: as zc__backoff_snooze, but a bounded channel's

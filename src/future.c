@@ -61,15 +61,10 @@ zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
 
 static zc_status send_attempt(zc__chan *ch, void *msg) { return zc__chan_send(ch, msg); }
 
-/* The rest of a send poll, after a first attempt that returned s. */
-static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w, zc__chan *ch,
-                                             zc_status s) {
-    s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg, s);
-    if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
-    return s;
-}
-
-zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
+/* Everything but the fast path of zc_send_poll: bad arguments, a completed future, a
+ * future that waits or has waited (its node not idle), and every first attempt that
+ * did not go through at once. */
+static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
@@ -77,12 +72,24 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
     }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
-    zc_status s = zc__chan_send(ch, f->zc__msg);
-    if (ZC__LIKELY(s == ZC_OK) && zc__waitlist_is_idle(&f->zc__node)) {
-        f->zc__done = ZC_OK + 1; /* the fast path: sent, never registered */
+    zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg,
+                                zc__chan_send(ch, f->zc__msg));
+    if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+    return s;
+}
+
+zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
+    /* The fast path, with nothing live across a call: a fresh future (never registered)
+     * whose first attempt sends. The node is checked before the attempt: one that is
+     * registered or holds a wake-up must be taken off its list after a send
+     * (zc__send_wait does it). */
+    if (ZC__LIKELY(f && f->zc__tx && f->zc__msg && w && w->wake && !f->zc__done &&
+                   zc__waitlist_is_idle(&f->zc__node)) &&
+        zc__chan_send_fast(f->zc__tx->ch, f->zc__msg)) {
+        f->zc__done = ZC_OK + 1;
         return ZC_OK;
     }
-    return send_poll_slow(f, w, ch, s);
+    return send_poll_slow(f, w);
 }
 
 void zc_send_cancel(zc_send *f) {
@@ -91,9 +98,15 @@ void zc_send_cancel(zc_send *f) {
     zc__chan_finish_send(ch, &f->zc__node);
 }
 
-/* The rest of a receive poll, after a first attempt that returned s. */
-static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void *out,
-                                             zc__chan *ch, zc_status s) {
+/* Everything but the fast path of zc_recv_poll (as send_poll_slow). */
+static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void *out) {
+    if (!f || !f->zc__rx) return ZC_EINVAL;
+    if (!w || !w->wake || !out) {
+        zc_recv_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
+        return ZC_EINVAL;
+    }
+    zc__chan *ch = f->zc__rx->ch;
+    zc_status s = zc__chan_recv(ch, out);
     bool registered = false;
     for (;;) {
         if (s == ZC_EMPTY) {
@@ -118,16 +131,13 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
 }
 
 zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
-    if (!f || !f->zc__rx) return ZC_EINVAL;
-    if (!w || !w->wake || !out) {
-        zc_recv_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
-        return ZC_EINVAL;
-    }
-    zc__chan *ch = f->zc__rx->ch;
-    zc_status s = zc__chan_recv(ch, out);
-    if (ZC__LIKELY(s == ZC_OK) && zc__waitlist_is_idle(&f->zc__node))
-        return ZC_OK; /* the fast path: received, never registered */
-    return recv_poll_slow(f, w, out, ch, s);
+    /* The fast path, as zc_send_poll's: a future never registered whose first attempt
+     * receives. */
+    if (ZC__LIKELY(f && f->zc__rx && w && w->wake && out &&
+                   zc__waitlist_is_idle(&f->zc__node)) &&
+        zc__chan_recv_fast(f->zc__rx->ch, out))
+        return ZC_OK;
+    return recv_poll_slow(f, w, out);
 }
 
 void zc_recv_cancel(zc_recv *f) {

@@ -16,14 +16,16 @@
  * storer, so both are plain release stores. The reader of a segment's last slot (the
  * last to claim one: readers claim in order) then checks every other slot's read word:
  * all read, it frees the segment; otherwise a reader of an earlier slot is still copying
- * out (preempted, say), and the segment goes onto the retired stack, which the reader of
- * each later last slot re-checks, freeing the segments found read out. So a stalled
- * reader holds its own segment only, as in crossbeam, where instead every reader sets a
- * READ bit with an RMW and the last one to finish frees the segment (READ/DESTROY bits);
- * here a receive makes one RMW (its claim), so a send+recv pair two instead of three.
- * Measured (bench row 2, unbounded send+recv on one thread): 39 -> 31 ns a pair. The
- * price: a segment whose stalled reader finishes waits for the next boundary (or the
- * channel's end) to be freed. No thread dereferences a segment pointer before winning a
+ * out (preempted, say), and the segment goes onto the retired stack. The stack is
+ * re-checked (zc__segq_reclaim), freeing the segments found read out, at each later last
+ * slot, by every receive that finds the queue drained, and at each receiver's drop; the
+ * discard after the last receiver's drop frees it all. So a stalled reader holds its own
+ * segment only, as in crossbeam, where instead every reader sets a READ bit with an RMW
+ * and the last one to finish frees the segment (READ/DESTROY bits); here a receive makes
+ * one RMW (its claim), so a send+recv pair two instead of three. Measured (bench row 2,
+ * unbounded send+recv on one thread, interleaved runs): 32 -> 26 ns a pair. The price:
+ * a segment whose stalled reader finishes is freed by the next of those calls, not by
+ * that reader (which would need the RMW). No thread dereferences a segment pointer before winning a
  * CAS on the monotonic index that proves the segment is still current.
  *
  * The first attempt of zc__segq_push and zc__segq_pop (a slot inside the current
@@ -37,8 +39,8 @@
  *        the writer is done with the segment before the reader's [R6], so before any free
  *   [R5] pop: release-stores moving head to the next segment -> [A5] acquire head loads
  *   [R6] pop: release store of the slot's read word, the reader's last access to the
- *        segment -> [A6] seg_retire: acquire load of every read word before the free
- *   [R8] seg_retire: release CAS pushing onto retired -> [A8] acquire exchange taking
+ *        segment -> [A6] segq_reclaim: acquire load of every read word before the free
+ *   [R8] segq_reclaim: release CAS pushing onto retired -> [A8] acquire exchange taking
  *        the stack: the links (next) written before the push
  *   [R7] seg_free: release CAS into spare -> [A7] seg_alloc: acquire exchange of spare
  *   [S1] seq_cst CAS on tail_index, [S2] seq_cst load of tail_index in pop: Dekker
@@ -93,14 +95,19 @@ static void set_retired_below(struct zc__seg *s, struct zc__seg *below) {
     atomic_store_explicit(&s->next, below, memory_order_relaxed);
 }
 
-void zc__seg_retire(zc__segq *q, struct zc__seg *s) {
-    struct zc__seg *below = NULL;
+void zc__segq_reclaim(zc__segq *q, struct zc__seg *s) {
     /* Relaxed: only whether there is a stack to take; the exchange orders what it takes.
-     * A segment pushed after this load waits for the next boundary. */
-    if (atomic_load_explicit(&q->retired, memory_order_relaxed))
+     * A segment pushed after this load waits for the next pass. */
+    if (atomic_load_explicit(&q->retired, memory_order_relaxed)) {
         /* [A8] acquire pairs with [R8]: the links of the segments taken. */
-        below = atomic_exchange_explicit(&q->retired, NULL, memory_order_acquire);
-    set_retired_below(s, below);
+        struct zc__seg *below = atomic_exchange_explicit(&q->retired, NULL, memory_order_acquire);
+        if (s)
+            set_retired_below(s, below);
+        else
+            s = below;
+    } else if (s) {
+        set_retired_below(s, NULL);
+    }
     struct zc__seg *keep = NULL, *keep_last = NULL; /* still being read: back on the stack */
     for (struct zc__seg *next; s; s = next) {
         next = retired_below(s);
@@ -252,8 +259,11 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
         if ((new_head & ZC__SEG_MARK) == 0) {
             /* head may be in the last segment: compare with tail. [S2] seq_cst. */
             size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
-            if ((head >> ZC__SEG_SHIFT) == (tail >> ZC__SEG_SHIFT))
+            if ((head >> ZC__SEG_SHIFT) == (tail >> ZC__SEG_SHIFT)) {
+                /* Drained: free the retired segments whose late readers are done. */
+                zc__segq_reclaim(q, NULL);
                 return (tail & ZC__SEG_MARK) ? ZC_CLOSED : ZC_EMPTY;
+            }
             /* Tail is in a later segment: remember that head is not in the last one. */
             if ((head >> ZC__SEG_SHIFT) / ZC__SEG_LAP != (tail >> ZC__SEG_SHIFT) / ZC__SEG_LAP) new_head |= ZC__SEG_MARK;
         }
@@ -286,7 +296,7 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
                 zc__backoff_snooze(&wait);
             zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
             if (offset + 1 == ZC__SEG_CAP)
-                zc__seg_retire(q, seg); /* the last slot: no one waits for its read word */
+                zc__segq_reclaim(q, seg); /* the last slot: no one waits for its read word */
             else
                 atomic_store_explicit(&slot->read, 1u, memory_order_release); /* [R6] */
             ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
@@ -331,7 +341,9 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
         tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
     }
     /* No receiver is left; the caller's acq_rel handle-count RMW ordered every earlier
-     * receive before us, so relaxed/acquire loads of head see the final state. */
+     * receive before us, so relaxed/acquire loads of head see the final state, and every
+     * retired segment is read out: free them. */
+    zc__segq_reclaim(q, NULL);
     size_t head = atomic_load_explicit(&q->head_index, memory_order_acquire);
     /* acq_rel: take the segment out; a first-segment sender racing the close may store
      * its own later, which zc__segq_destroy frees. */
@@ -364,14 +376,9 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
 }
 
 void zc__segq_destroy(zc__segq *q) {
-    /* No other thread: relaxed throughout. After discard, head == tail and at most the
-     * segment a racing first sender installed is left, plus the spare and the retired
-     * segments (every reader is gone, so read out). */
-    for (struct zc__seg *r = atomic_load_explicit(&q->retired, memory_order_relaxed), *next; r;
-         r = next) {
-        next = retired_below(r);
-        free(r);
-    }
+    /* No other thread: relaxed throughout. After discard (which the last receiver's drop
+     * runs, before any destroy), head == tail, the retired stack is empty, and at most the
+     * segment a racing first sender installed is left, plus the spare. */
     struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_relaxed);
     size_t head = atomic_load_explicit(&q->head_index, memory_order_relaxed) >> ZC__SEG_SHIFT;
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_relaxed) >> ZC__SEG_SHIFT;

@@ -35,8 +35,8 @@ typedef struct zc__segq {
     /* One freed segment kept for reuse; written by both ends, so on its own line. */
     ZC_CACHE_ALIGNED _Atomic(struct zc__seg *) spare;
     /* Segments whose last slot was read while a reader of another slot was still
-     * copying out (a stack linked by next): freed by a later zc__seg_retire.
-     * Touched at boundaries only, as spare is. */
+     * copying out (a stack linked by next): freed by a later zc__segq_reclaim. Touched
+     * at boundaries, drained receives and receiver drops only. */
     _Atomic(struct zc__seg *) retired;
     /* Read-only after init. */
     ZC_CACHE_ALIGNED size_t elem_size;
@@ -107,19 +107,22 @@ static inline unsigned char *zc__seg_msg(const zc__segq *q, struct zc__seg *s, s
 struct zc__seg *zc__seg_alloc(zc__segq *q);
 /* Keep s as the spare, or free it. */
 void zc__seg_free(zc__segq *q, struct zc__seg *s);
-/* Called by the reader of s's last slot, once its copy-out is done: free s if the
- * readers of its other slots are done too, else keep it on q->retired until a later
- * call finds them done (segq.c). */
-void zc__seg_retire(zc__segq *q, struct zc__seg *s);
+/* Free the segments on q->retired whose readers are all done, and s (if not NULL:
+ * called by the reader of s's last slot once its copy-out is done) if its readers are;
+ * keep the rest on q->retired for a later call (segq.c). Called at each segment's end,
+ * by a receive that finds the queue drained, and by a receiver's drop (chan.c). */
+void zc__segq_reclaim(zc__segq *q, struct zc__seg *s);
 /* The segment after s, waiting for the sender that installs it. */
 struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
-
 
 /* The general loops (segq.c): boundaries, the first segment, contention, empty, closed. */
 zc_status zc__segq_push_slow(zc__segq *q, const void *msg);
 zc_status zc__segq_pop_slow(zc__segq *q, void *out);
 
-static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
+/* The first attempt alone: true if msg was sent into a slot inside the current segment;
+ * false for anything else (a boundary, the first segment, contention, closed), with
+ * nothing changed. */
+static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
     /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);
@@ -135,12 +138,19 @@ static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
         /* [R4] release: publish the message; pairs with [A4] in the receiver. */
         atomic_store_explicit(&zc__seg_slot(q, seg, offset)->written, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        return ZC_OK;
+        return true;
     }
-    return zc__segq_push_slow(q, msg);
+    return false;
 }
 
-static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
+static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
+    return zc__segq_push_fast(q, msg) ? ZC_OK : zc__segq_push_slow(q, msg);
+}
+
+/* The first attempt alone: true if a message was copied out of a slot inside the
+ * current segment; false for anything else (empty, a boundary, contention, closed),
+ * with nothing changed. */
+static inline bool zc__segq_pop_fast(zc__segq *q, void *out) {
     /* [A5] acquire: a head index past a boundary comes with its segment. */
     size_t head = atomic_load_explicit(&q->head_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);
@@ -164,9 +174,13 @@ static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
         /* [R6] release: our last access to the segment; pairs with [A6] (segq.c). */
         atomic_store_explicit(&slot->read, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        return ZC_OK;
+        return true;
     }
-    return zc__segq_pop_slow(q, out);
+    return false;
+}
+
+static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
+    return zc__segq_pop_fast(q, out) ? ZC_OK : zc__segq_pop_slow(q, out);
 }
 
 #endif /* ZCHAN_SRC_SEGQ_H */

@@ -9,8 +9,9 @@
  *   as generalised by crossbeam-channel's array flavour (mark bit for close, no
  *   power-of-two rounding).
  * - unbounded (zc_unbounded): a list of 31-slot segments that grows as messages arrive
- *   and frees each segment once its last message has been received. Source:
- *   crossbeam-channel's list flavour.
+ *   and frees each segment once its messages have been received (see zc_unbounded).
+ *   Source: crossbeam-channel's list flavour, with a retire list in place of its
+ *   per-receive READ bit.
  * Waiting futures sit in intrusive FIFO waiter lists, one per side; with no waiter the
  * only extra cost of an operation is one atomic load (see src/waitlist.c).
  *
@@ -87,9 +88,13 @@ ZC_EXPORT zc_status zc_bounded(size_t cap, const zc_config *cfg, zc_sender **tx,
 /**
  * Create an unbounded channel of cfg->elem_size-byte messages.
  *
- * Memory grows by segments of 31 messages as they are sent and each segment is freed
- * once its messages are received; a drained channel holds at most two segments (the
- * current one and one kept spare).
+ * Memory grows by segments of 31 messages as they are sent and shrinks as they are
+ * received: a segment is freed by the receive that takes its last message or, if a
+ * receive of an earlier message of it is still copying that out then (preempted, say),
+ * by the first receive after that one finishes that finds the channel empty or takes
+ * the last message of a segment, or by a receiver's drop. A drained channel holds at
+ * most two segments (the current one and one kept spare) once a receive has found it
+ * empty after the last receive returned.
  *
  * @param cfg  Element size and optional drop_msg; read during the call only.
  * @param tx   Receives the first sender handle; owned by the caller.
