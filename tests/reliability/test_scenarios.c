@@ -1615,6 +1615,64 @@ static void test_unbounded_segment_outlives_a_receiver_held_mid_copy(void **stat
     fixture_done(&f);
 }
 
+/* On an unbounded channel, a peer holds a segment's end: it took the segment's last slot
+ * and is held before moving its end of the queue on to the next segment, so every other
+ * call on that end waits for it. The call under test (a receive or a send with a 20 ms
+ * timeout) must return ZC_TIMEDOUT while the peer is still held; afterwards everything
+ * arrives in order. */
+static void run_timeout_while_a_peer_holds_a_segment_end(bool receive) {
+    fixture f;
+    fixture_init(&f, 0);
+    /* Receive: the first segment full and 3 messages in the next one; the main thread
+     * takes all but the last of the first, the peer claims that one. Send: the first
+     * segment full but one slot, which the peer claims. */
+    uint64_t sent = receive ? SEG_SLOTS + 3 : SEG_SLOTS - 1;
+    for (uint64_t v = 1; v <= sent; v++) send_u64(f.tx, v);
+    if (receive)
+        for (uint64_t v = 1; v < SEG_SLOTS; v++) expect_u64(f.rx, v);
+    hold h;
+    atomic_init(&h.held, false);
+    atomic_init(&h.release, false);
+    atomic_init(&h.forced, false);
+    atomic_init(&h.freed, 0);
+    held_op op = {.f = &f, .v = SEG_SLOTS};
+    zc__test_set_hook(hold_hook, &h);
+    pthread_t peer, dog;
+    start_thread(&peer, receive ? held_try_recv : held_try_send, &op);
+    while (!atomic_load_explicit(&h.held, memory_order_acquire))
+        sched_yield();
+    start_thread(&dog, hold_watchdog, &h);
+    uint64_t v = 1000;
+    zc_status s = receive ? zc_recv_timeout(f.rx, &v, 20 * 1000 * 1000)
+                          : zc_send_timeout(f.tx, &v, 20 * 1000 * 1000);
+    bool forced = atomic_load_explicit(&h.forced, memory_order_acquire);
+    atomic_store_explicit(&h.release, true, memory_order_release);
+    pthread_join(dog, NULL);
+    pthread_join(peer, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_false(forced); /* returned while the peer was held */
+    assert_int_equal(s, ZC_TIMEDOUT);
+    assert_int_equal(op.s, ZC_OK);
+    assert_int_equal(op.v, SEG_SLOTS); /* the held receiver's catch / sender's message */
+    if (receive) {
+        for (uint64_t w = SEG_SLOTS + 1; w <= sent; w++) expect_u64(f.rx, w);
+    } else {
+        for (uint64_t w = 1; w <= SEG_SLOTS; w++) expect_u64(f.rx, w);
+    }
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_recv_timeout_expires_while_another_receiver_holds_a_segment_end(void **state) {
+    (void)state;
+    run_timeout_while_a_peer_holds_a_segment_end(true);
+}
+
+static void test_send_timeout_expires_while_another_sender_holds_a_segment_end(void **state) {
+    (void)state;
+    run_timeout_while_a_peer_holds_a_segment_end(false);
+}
+
 /* ---- a blocking call gives its CPU to a lower-priority peer held mid-operation ------- */
 
 /* Real-time threads on one CPU: a receiver (SCHED_FIFO 10) claims the only message of a
@@ -1792,6 +1850,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_is_held_mid_copy),
         cmocka_unit_test(test_send_timeout_expires_while_another_sender_is_held_mid_write),
         cmocka_unit_test(test_unbounded_segment_outlives_a_receiver_held_mid_copy),
+        cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_holds_a_segment_end),
+        cmocka_unit_test(test_send_timeout_expires_while_another_sender_holds_a_segment_end),
         cmocka_unit_test(test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run),
 #endif
     };
