@@ -60,7 +60,8 @@ static inline void zc__chan_wake_sender(zc__chan *ch) {
 }
 
 /* One send attempt, waking a receiver on success: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM,
- * or ZC_PENDING (a receiver is mid-release on the slot we need; try again soon). */
+ * or ZC_PENDING (a receiver is mid-release on the slot we need, or a sender is installing
+ * the next segment; try again soon). */
 static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
     zc_status s = ch->bounded ? zc__ring_push(&ch->q.ring, msg) : zc__segq_push(&ch->q.segq, msg);
     if (s == ZC_OK) zc__chan_wake_receiver(ch);
@@ -70,7 +71,8 @@ static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
 
 /* One receive attempt, waking a sender on success: ZC_OK, ZC_EMPTY (also while a
  * reservation holds the next place), ZC_CLOSED, or ZC_PENDING (a sender is mid-write on
- * the next slot). Holes left by released reservations are skipped on the way. */
+ * the next slot, or a receiver is moving head to the next segment). Holes left by
+ * released reservations are skipped on the way. */
 static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
     if (!ch->bounded) return zc__segq_pop(&ch->q.segq, out); /* no sender ever waits */
     zc_status s = zc__ring_pop(&ch->q.ring, out);

@@ -116,7 +116,9 @@ zc_status zc_permit_commit(zc_permit *p, const void *msg) {
         if (s == ZC_OK) wake_receivers(ch);
         if (s == ZC_CLOSED) s = hole_status(ch);
     } else {
-        s = zc__chan_send(ch, msg); /* ZC_OK, ZC_CLOSED or ZC_ENOMEM; wakes a receiver */
+        /* The send itself: ZC_OK, ZC_CLOSED or ZC_ENOMEM (never ZC_FULL); waits out a
+         * sender installing the next segment; wakes a receiver. */
+        s = zc_try_send(p->zc__tx, msg);
         if (s == ZC_ENOMEM) return s; /* the place is still held */
     }
     p->zc__tx = NULL;

@@ -174,7 +174,14 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
         }
         size_t offset = (tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
         if (offset == ZC__SEG_CAP) {
-            /* Another sender is installing the next segment: wait for it. */
+            /* Another sender is installing the next segment: wait for it, but not without
+             * end: one preempted there holds up every sender, so once the spin is over the
+             * caller hears ZC_PENDING and retries or re-polls soon (its deadline checked),
+             * as at a bounded ring's slot held mid-operation. */
+            if (zc__backoff_spun_out(&backoff)) {
+                status = ZC_PENDING;
+                break;
+            }
             zc__backoff_snooze(&backoff);
             tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
             seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
@@ -249,7 +256,9 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
     for (;;) {
         size_t offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
         if (offset == ZC__SEG_CAP) {
-            /* Another receiver is moving head to the next segment. */
+            /* Another receiver is moving head to the next segment: as at the senders'
+             * end, ZC_PENDING once the spin is over. */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
             zc__backoff_snooze(&backoff);
             head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
             seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
@@ -268,7 +277,8 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
             if ((head >> ZC__SEG_SHIFT) / ZC__SEG_LAP != (tail >> ZC__SEG_SHIFT) / ZC__SEG_LAP) new_head |= ZC__SEG_MARK;
         }
         if (!seg) {
-            /* The first segment is being installed by a sender. */
+            /* The first segment is being installed by a sender (ZC_PENDING likewise). */
+            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
             zc__backoff_snooze(&backoff);
             head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
             seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */

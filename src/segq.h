@@ -53,12 +53,17 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size);
 /* Frees every segment. No other thread may use q. */
 void zc__segq_destroy(zc__segq *q);
 
-/* Append one message: ZC_OK, ZC_CLOSED, or ZC_ENOMEM (a new segment was needed and could
- * not be allocated; nothing changed). */
+/* Append one message: ZC_OK, ZC_CLOSED, ZC_ENOMEM (a new segment was needed and could
+ * not be allocated; nothing changed), or ZC_PENDING: the sender that took the last slot
+ * of the current segment has not installed the next one yet, and a short backoff did not
+ * see it finish; nothing changed, the caller retries (or re-polls later). */
 static inline zc_status zc__segq_push(zc__segq *q, const void *msg);
 
-/* Take the oldest message: ZC_OK, ZC_EMPTY, or ZC_CLOSED (closed and drained). Once it
- * has claimed a slot whose sender is still writing, it waits for that sender. */
+/* Take the oldest message: ZC_OK, ZC_EMPTY, ZC_CLOSED (closed and drained), or
+ * ZC_PENDING: the receiver that took the last message of the current segment has not
+ * moved head on yet (or the first segment is being installed), after a short backoff;
+ * nothing changed. Once it has claimed a slot whose sender is still writing, it waits
+ * for that sender. */
 static inline zc_status zc__segq_pop(zc__segq *q, void *out);
 
 bool zc__segq_close(zc__segq *q);

@@ -193,10 +193,12 @@ ZC_EXPORT bool zc_receiver_close(zc_receiver *rx);
  *
  * Thread safety: any number of concurrent senders and receivers.
  * Progress: if a receiver is stalled between claiming and releasing the very slot this
- *           send needs, it waits until that slot is free: it spins, then yields, and
- *           after some 16 yields sleeps 20 µs at a time (a stalled receiver of lower
- *           real-time priority gets the CPU only from a sleep). Otherwise it never
- *           sleeps.
+ *           send needs (or, unbounded, a sender between taking a segment's last slot
+ *           and installing the next segment), it waits until that is done: it spins,
+ *           then yields, and after some 16 yields sleeps 20 µs at a time (a stalled
+ *           peer of lower real-time priority gets the CPU only from a sleep). Otherwise
+ *           it never sleeps. The futures and the timed calls do not wait there: they
+ *           poll again soon, and a timeout expires on time.
  * Ordering: a send happens-before the receive that returns its message.
  * Wakes: at most one waiting receiver.
  * Source: D. Vyukov, bounded MPMC queue; crossbeam-channel array and list flavours.
@@ -215,7 +217,8 @@ ZC_EXPORT zc_status zc_try_send(zc_sender *tx, const void *msg);
  *
  * Thread safety: any number of concurrent senders and receivers.
  * Progress: as zc_try_send; waits out a sender stalled on an earlier slot rather than
- *           report ZC_EMPTY past a completed send.
+ *           report ZC_EMPTY past a completed send, and (unbounded) a receiver stalled
+ *           between taking a segment's last message and moving on to the next segment.
  * Wakes: at most one waiting sender (bounded channels).
  */
 ZC_EXPORT zc_status zc_try_recv(zc_receiver *rx, void *out);

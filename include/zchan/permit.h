@@ -144,7 +144,9 @@ ZC_EXPORT zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t tim
 
 /**
  * Copy msg into the permit's place and make it receivable; wake one waiting receiver.
- * Never waits: the place is already held.
+ * Bounded: never waits, the place is already held. Unbounded: the commit is the send
+ * itself, so, like zc_try_send, it waits out a sender stalled while it installs the
+ * next segment.
  *
  * @param p    A permit holding a place.
  * @param msg  elem_size bytes, copied in (the caller keeps ownership of its buffer).
