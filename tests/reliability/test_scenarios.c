@@ -1519,6 +1519,47 @@ static void *held_try_send(void *arg) {
     return NULL;
 }
 
+/* Start the peer (a zc_try_recv, or a zc_try_send of op->v) on op's channel and wait
+ * until it is held at its SLOT_CLAIMED point; then start the watchdog. */
+static void hold_start(hold *h, held_op *op, bool receive, pthread_t *peer, pthread_t *dog) {
+    atomic_init(&h->held, false);
+    atomic_init(&h->release, false);
+    atomic_init(&h->forced, false);
+    atomic_init(&h->freed, 0);
+    zc__test_set_hook(hold_hook, h);
+    start_thread(peer, receive ? held_try_recv : held_try_send, op);
+    while (!atomic_load_explicit(&h->held, memory_order_acquire))
+        sched_yield();
+    start_thread(dog, hold_watchdog, h);
+}
+
+/* Release the peer and join it and the watchdog. True if the watchdog had released it
+ * already: the calls made meanwhile had waited for the peer. */
+static bool hold_end(hold *h, pthread_t peer, pthread_t dog) {
+    bool forced = atomic_load_explicit(&h->forced, memory_order_acquire);
+    atomic_store_explicit(&h->release, true, memory_order_release);
+    pthread_join(dog, NULL);
+    pthread_join(peer, NULL);
+    return forced;
+}
+
+/* The timeout scenarios' check: while op's peer (a receiver, or a sender of op->v) is
+ * held, a receive or a send of 3 with a 20 ms timeout returns ZC_TIMEDOUT, before the
+ * watchdog had to release the peer; then the peer's own operation completes. */
+static void expect_timeout_while_held(fixture *f, held_op *op, bool receive) {
+    hold h;
+    pthread_t peer, dog;
+    hold_start(&h, op, receive, &peer, &dog);
+    uint64_t v = 3;
+    zc_status s = receive ? zc_recv_timeout(f->rx, &v, 20 * 1000 * 1000)
+                          : zc_send_timeout(f->tx, &v, 20 * 1000 * 1000);
+    bool forced = hold_end(&h, peer, dog);
+    zc__test_set_hook(NULL, NULL);
+    assert_false(forced); /* returned while the peer was held */
+    assert_int_equal(s, ZC_TIMEDOUT);
+    assert_int_equal(op->s, ZC_OK);
+}
+
 /* On a bounded(1) channel, a peer on the same end as the call under test is held in
  * the middle of its operation; the call (a receive or a send with a 20 ms timeout) finds
  * nothing it could take and must return ZC_TIMEDOUT while the peer is still held. */
@@ -1526,29 +1567,8 @@ static void run_timeout_while_a_peer_is_held(bool receive) {
     fixture f;
     fixture_init(&f, 1);
     if (receive) send_u64(f.tx, 1);
-    hold h;
-    atomic_init(&h.held, false);
-    atomic_init(&h.release, false);
-    atomic_init(&h.forced, false);
-    atomic_init(&h.freed, 0);
     held_op op = {.f = &f, .v = 2};
-    zc__test_set_hook(hold_hook, &h);
-    pthread_t peer, dog;
-    start_thread(&peer, receive ? held_try_recv : held_try_send, &op);
-    while (!atomic_load_explicit(&h.held, memory_order_acquire))
-        sched_yield();
-    start_thread(&dog, hold_watchdog, &h);
-    uint64_t v = 3;
-    zc_status s = receive ? zc_recv_timeout(f.rx, &v, 20 * 1000 * 1000)
-                          : zc_send_timeout(f.tx, &v, 20 * 1000 * 1000);
-    bool forced = atomic_load_explicit(&h.forced, memory_order_acquire);
-    atomic_store_explicit(&h.release, true, memory_order_release);
-    pthread_join(dog, NULL);
-    pthread_join(peer, NULL);
-    zc__test_set_hook(NULL, NULL);
-    assert_false(forced); /* returned while the peer was held */
-    assert_int_equal(s, ZC_TIMEDOUT);
-    assert_int_equal(op.s, ZC_OK);
+    expect_timeout_while_held(&f, &op, receive);
     if (receive) {
         assert_int_equal(op.v, 1); /* the held receiver got the message */
     } else {
@@ -1588,24 +1608,13 @@ static void test_unbounded_segment_outlives_a_receiver_held_mid_copy(void **stat
     fixture_init(&f, 0);
     for (uint64_t v = 1; v <= SEG_SLOTS; v++) send_u64(f.tx, v);
     hold h;
-    atomic_init(&h.held, false);
-    atomic_init(&h.release, false);
-    atomic_init(&h.forced, false);
-    atomic_init(&h.freed, 0);
     held_op op = {.f = &f, .v = 0};
-    zc__test_set_hook(hold_hook, &h);
     pthread_t peer, dog;
-    start_thread(&peer, held_try_recv, &op); /* claims message 1, then is held */
-    while (!atomic_load_explicit(&h.held, memory_order_acquire))
-        sched_yield();
-    start_thread(&dog, hold_watchdog, &h);
+    hold_start(&h, &op, true, &peer, &dog); /* the peer claims message 1, then is held */
     for (uint64_t v = 2; v <= SEG_SLOTS; v++) expect_u64(f.rx, v);
     for (uint64_t v = SEG_SLOTS + 1; v <= 3 * SEG_SLOTS; v++) send_u64(f.tx, v);
     for (uint64_t v = SEG_SLOTS + 1; v <= 3 * SEG_SLOTS; v++) expect_u64(f.rx, v);
-    bool forced = atomic_load_explicit(&h.forced, memory_order_acquire);
-    atomic_store_explicit(&h.release, true, memory_order_release);
-    pthread_join(dog, NULL);
-    pthread_join(peer, NULL);
+    bool forced = hold_end(&h, peer, dog);
     assert_false(forced); /* the main thread never waited for the held receiver */
     assert_int_equal(op.s, ZC_OK);
     assert_int_equal(op.v, 1);
@@ -1630,29 +1639,8 @@ static void run_timeout_while_a_peer_holds_a_segment_end(bool receive) {
     for (uint64_t v = 1; v <= sent; v++) send_u64(f.tx, v);
     if (receive)
         for (uint64_t v = 1; v < SEG_SLOTS; v++) expect_u64(f.rx, v);
-    hold h;
-    atomic_init(&h.held, false);
-    atomic_init(&h.release, false);
-    atomic_init(&h.forced, false);
-    atomic_init(&h.freed, 0);
     held_op op = {.f = &f, .v = SEG_SLOTS};
-    zc__test_set_hook(hold_hook, &h);
-    pthread_t peer, dog;
-    start_thread(&peer, receive ? held_try_recv : held_try_send, &op);
-    while (!atomic_load_explicit(&h.held, memory_order_acquire))
-        sched_yield();
-    start_thread(&dog, hold_watchdog, &h);
-    uint64_t v = 1000;
-    zc_status s = receive ? zc_recv_timeout(f.rx, &v, 20 * 1000 * 1000)
-                          : zc_send_timeout(f.tx, &v, 20 * 1000 * 1000);
-    bool forced = atomic_load_explicit(&h.forced, memory_order_acquire);
-    atomic_store_explicit(&h.release, true, memory_order_release);
-    pthread_join(dog, NULL);
-    pthread_join(peer, NULL);
-    zc__test_set_hook(NULL, NULL);
-    assert_false(forced); /* returned while the peer was held */
-    assert_int_equal(s, ZC_TIMEDOUT);
-    assert_int_equal(op.s, ZC_OK);
+    expect_timeout_while_held(&f, &op, receive);
     assert_int_equal(op.v, SEG_SLOTS); /* the held receiver's catch / sender's message */
     if (receive) {
         for (uint64_t w = SEG_SLOTS + 1; w <= sent; w++) expect_u64(f.rx, w);
