@@ -99,10 +99,12 @@ static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **
     /* ... and then no more until the interval had passed. */
     assert_true(naps <= 1 + (long)(span / ZC__NAP_INTERVAL_NS));
 
-    /* Once the interval has passed, such a yield naps again. */
+    /* Once the interval has passed, such a yield naps again: the first yield that runs
+     * the worker (on a loaded machine one may find nothing else to run, and not nap;
+     * found 1 run in 40 with two busy loops beside the test), and only that one. */
     nanosleep(&interval, NULL);
     v0 = voluntary_switches();
-    zc__yield();
+    for (int i = 0; i < 20 && voluntary_switches() == v0; i++) zc__yield();
     assert_int_equal(voluntary_switches() - v0, 1);
     stop_the_worker(worker, &saved);
 }
