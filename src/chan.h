@@ -89,8 +89,9 @@ static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
  * through; false for anything else, with nothing changed, so the caller goes on with
  * the full attempt. The futures' fast paths (future.c). */
 static inline bool zc__chan_send_fast(zc__chan *ch, const void *msg) {
-    if (!(ch->bounded ? zc__ring_push_fast(&ch->q.ring, msg) : zc__segq_push_fast(&ch->q.segq, msg)))
-        return false;
+    bool sent = ch->bounded ? zc__ring_push_fast(&ch->q.ring, msg)
+                            : zc__segq_push_fast(&ch->q.segq, msg);
+    if (!sent) return false;
     zc__chan_wake_receiver(ch);
     return true;
 }

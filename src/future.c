@@ -79,8 +79,7 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    /* The fast path, with nothing live across a call: a fresh future (never registered)
-     * whose first attempt sends. The node is checked before the attempt: one that is
+    /* The fast path: a fresh future (never registered) whose first attempt sends. The node is checked before the attempt: one that is
      * registered or holds a wake-up must be taken off its list after a send
      * (zc__send_wait does it). */
     if (ZC__LIKELY(f && f->zc__tx && f->zc__msg && w && w->wake && !f->zc__done &&

@@ -25,8 +25,8 @@
  * one RMW (its claim), so a send+recv pair two instead of three. Measured (bench row 2,
  * unbounded send+recv on one thread, interleaved runs): 32 -> 26 ns a pair. The price:
  * a segment whose stalled reader finishes is freed by the next of those calls, not by
- * that reader (which would need the RMW). No thread dereferences a segment pointer before winning a
- * CAS on the monotonic index that proves the segment is still current.
+ * that reader (which would need the RMW). No thread dereferences a segment pointer
+ * before winning a CAS on the monotonic index that proves the segment is still current.
  *
  * The first attempt of zc__segq_push and zc__segq_pop (a slot inside the current
  * segment) is inline in segq.h; every other case continues here. The map covers both.
