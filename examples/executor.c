@@ -46,8 +46,12 @@ struct ex_executor {
     pthread_t workers[];
 };
 
-/* The pool whose worker the calling thread is, if any. */
-static _Thread_local ex_executor *current_pool;
+/* The pool whose worker the calling thread is, if any, and that worker's LIFO slot: the
+ * task woken last from inside a poll on this worker, which runs next, without a lock. */
+static _Thread_local struct {
+    ex_executor *pool;
+    ex_task *lifo; /* SCHEDULED, on no queue; only this thread touches it */
+} tl_worker;
 
 /* Append a SCHEDULED task and wake whoever will run it. Called with ex->mu held; the
  * wake-up is issued under the lock too, so that once the caller unlocks it never touches
@@ -66,12 +70,12 @@ static void enqueue_locked(ex_executor *ex, ex_task *t) {
             zc_waker w = zc_parker_waker(&ex->parker);
             w.wake(w.ctx);
         }
-    } else if (ex->idle > 0 && !(was_empty && current_pool == ex)) {
+    } else if (ex->idle > 0 && !(was_empty && tl_worker.pool == ex)) {
         /* One worker for one task: no herd. Skipped when one of this pool's workers
-         * queues the only task: that worker takes it as soon as its poll returns, so
-         * two tasks that wake each other run back to back on one warm thread instead of
-         * paying a futex wake-up and a context switch per hand-over (tokio's LIFO slot
-         * does the same). */
+         * queues the only task (one displaced from its LIFO slot, one it requeues, or
+         * its LIFO task once the budget is spent): that worker takes it itself as soon
+         * as it is free, instead of paying another thread's futex wake-up and context
+         * switch for one task. */
         pthread_cond_signal(&ex->work_cv);
     }
 }
@@ -91,6 +95,22 @@ static ex_task *pop_locked(ex_executor *ex) {
     return t;
 }
 
+/* Queue a task that a wake has just made SCHEDULED. On a worker of its own pool it goes
+ * into that worker's LIFO slot and is polled as soon as the running poll returns, with
+ * no lock and no wake-up (tokio's LIFO slot): a task that wakes another hands it the warm
+ * thread, and the data it just wrote with it. The task it displaces goes to the shared
+ * queue (waking an idle worker if the queue already held one). */
+static void schedule(ex_executor *ex, ex_task *t) {
+    if (tl_worker.pool != ex) {
+        push(ex, t);
+        return;
+    }
+    ex_task *old = tl_worker.lifo;
+    tl_worker.lifo = t;
+    if (old)
+        push(ex, old);
+}
+
 void ex_wake(void *ctx) {
     ex_task *t = ctx;
     /* Relaxed: only a guess for the CAS below, which re-validates it. */
@@ -108,7 +128,7 @@ void ex_wake(void *ctx) {
                                                     memory_order_acq_rel,
                                                     memory_order_relaxed));
     if (s == IDLE)
-        push(t->ex__owner, t);
+        schedule(t->ex__owner, t);
 }
 
 /* The task is done: let the user have it back, then count it out (in that order, so
@@ -154,24 +174,35 @@ static void run_task(ex_executor *ex, ex_task *t) {
 
 static void *worker_main(void *arg) {
     ex_executor *ex = arg;
-    current_pool = ex;
-    pthread_mutex_lock(&ex->mu);
+    tl_worker.pool = ex;
+    unsigned lifo_runs = 0; /* polls in a row taken from the LIFO slot */
     for (;;) {
-        if (ex->head) {
-            ex_task *t = pop_locked(ex);
-            pthread_mutex_unlock(&ex->mu);
+        ex_task *t = tl_worker.lifo;
+        if (t && lifo_runs < EX_LIFO_BUDGET) {
+            tl_worker.lifo = NULL;
+            lifo_runs++;
             run_task(ex, t);
-            pthread_mutex_lock(&ex->mu);
-        } else if (ex->stopping) {
-            break;
-        } else {
+            continue;
+        }
+        lifo_runs = 0;
+        pthread_mutex_lock(&ex->mu);
+        if (t) { /* budget spent: behind the tasks already queued */
+            tl_worker.lifo = NULL;
+            enqueue_locked(ex, t);
+        }
+        while (!ex->head && !ex->stopping) {
             ex->idle++;
             pthread_cond_wait(&ex->work_cv, &ex->mu);
             ex->idle--;
         }
+        if (!ex->head) { /* stopping, and nothing is left (no task is live) */
+            pthread_mutex_unlock(&ex->mu);
+            return NULL;
+        }
+        t = pop_locked(ex);
+        pthread_mutex_unlock(&ex->mu);
+        run_task(ex, t);
     }
-    pthread_mutex_unlock(&ex->mu);
-    return NULL;
 }
 
 /* Pool only: tell the workers to exit, and join the first n of them. */

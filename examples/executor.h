@@ -14,9 +14,13 @@
  *   parks that thread (zc_parker) while no task is runnable; other threads may wake its
  *   tasks and spawn new ones.
  * - ex_new(n), n >= 1: a pool of n worker threads sharing one FIFO run queue (a mutex and
- *   a condition variable). A push wakes at most one idle worker, and none when a worker
- *   queues a task into the empty queue: it runs that task itself next, so two tasks that
- *   wake each other stay on one thread. ex_run only waits.
+ *   a condition variable), and a LIFO slot per worker (tokio's): a task woken from inside
+ *   a poll on a worker is polled next on that worker, with no lock and no wake-up, so
+ *   that two tasks that wake each other run back to back on one warm thread; the task it
+ *   displaces from the slot goes to the queue. At most EX_LIFO_BUDGET polls in a row come
+ *   from the slot before the worker takes the queue's oldest task. A push to the queue
+ *   wakes at most one idle worker, and none when a worker queues a task into the empty
+ *   queue (it runs that task itself next). ex_run only waits.
  *
  * Each task moves through these states; every change is one atomic operation on the task:
  *
@@ -42,6 +46,11 @@
 #include <stdatomic.h>
 
 #include <zchan/waker.h>
+
+/** Polls in a row that a pool worker takes from its LIFO slot before it turns to the
+ *  queue again (tokio's MAX_LIFO_POLLS_PER_TICK), so that two tasks that keep waking
+ *  each other cannot hold back the queued ones. */
+#define EX_LIFO_BUDGET 3
 
 typedef struct ex_task ex_task;
 typedef struct ex_executor ex_executor;

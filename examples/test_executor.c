@@ -106,6 +106,131 @@ static void test_several_wakes_during_a_poll_cause_exactly_one_more_poll(void **
     ex_free(ex);
 }
 
+/* ---- a pool worker's LIFO slot ----------------------------------------------------------- */
+
+/* Tasks of one script on a one-worker pool (so that the order is exact); each poll appends
+ * the task's letter to the log. Only the worker touches them until ex_run returns. */
+typedef struct scripted {
+    ex_task task;
+    char name;
+    unsigned polls;
+    bool done;
+    struct script *sc;
+} scripted;
+
+typedef struct script {
+    char log[64];
+    unsigned n;
+    ex_executor *ex;
+    scripted *tasks[3]; /* what the spawner spawns, in this order */
+    ex_poll_fn polls[3];
+    /* ping-pong script */
+    scripted *ping, *pong;
+    bool stop;
+    unsigned pingpong_polls, pingpong_polls_before_q;
+} script;
+
+static void logged(scripted *t) {
+    script *sc = t->sc;
+    if (sc->n < sizeof sc->log - 1)
+        sc->log[sc->n++] = t->name;
+    t->polls++;
+}
+
+/* Spawns the script's three tasks from inside a poll, on the worker. */
+static ex_result spawner_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    scripted *s = (scripted *)t;
+    logged(s);
+    for (int i = 0; i < 3; i++)
+        ex_spawn(s->sc->ex, &s->sc->tasks[i]->task, s->sc->polls[i]);
+    return EX_DONE;
+}
+
+/* Waits for one wake after its first poll, then ends. */
+static ex_result sleeper_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    scripted *s = (scripted *)t;
+    logged(s);
+    return s->polls == 2 ? EX_DONE : EX_PENDING;
+}
+
+/* Wakes the two sleepers, first x then y, and ends. */
+static ex_result double_waker_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    scripted *s = (scripted *)t;
+    logged(s);
+    ex_wake(&s->sc->tasks[0]->task);
+    ex_wake(&s->sc->tasks[1]->task);
+    return EX_DONE;
+}
+
+static void run_script(script *sc, scripted *spawner) {
+    sc->ex = ex_new(1);
+    assert_non_null(sc->ex);
+    ex_spawn(sc->ex, &spawner->task, spawner_poll);
+    ex_run(sc->ex);
+    ex_free(sc->ex);
+}
+
+static void test_a_task_woken_inside_a_poll_on_a_worker_runs_next(void **state) {
+    (void)state;
+    script sc = {0};
+    scripted s = {.name = 'S', .sc = &sc}, x = {.name = 'X', .sc = &sc},
+             y = {.name = 'Y', .sc = &sc}, w = {.name = 'W', .sc = &sc};
+    sc.tasks[0] = &x, sc.tasks[1] = &y, sc.tasks[2] = &w;
+    sc.polls[0] = sc.polls[1] = sleeper_poll, sc.polls[2] = double_waker_poll;
+    run_script(&sc, &s);
+    /* W woke X, then Y: Y took the LIFO slot and ran at once, X went to the queue. */
+    assert_string_equal(sc.log, "SXYWYX");
+}
+
+/* Ping-pong: each poll wakes the other task, until the stop flag (set by q); the ping
+ * task waits for the pong task's wake at its first poll. A guard stops a ping-pong that
+ * never lets q run, so that the test fails instead of hanging. */
+static ex_result pingpong_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    scripted *s = (scripted *)t;
+    script *sc = s->sc;
+    logged(s);
+    scripted *other = s == sc->ping ? sc->pong : sc->ping;
+    if (++sc->pingpong_polls == 1000)
+        sc->stop = true;
+    if (sc->stop) {
+        s->done = true;
+        if (!other->done)
+            ex_wake(&other->task);
+        return EX_DONE;
+    }
+    if (s == sc->ping && s->polls == 1)
+        return EX_PENDING;
+    ex_wake(&other->task);
+    return EX_PENDING;
+}
+
+static ex_result stopper_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    scripted *s = (scripted *)t;
+    logged(s);
+    s->sc->pingpong_polls_before_q = s->sc->pingpong_polls;
+    s->sc->stop = true;
+    return EX_DONE;
+}
+
+static void test_tasks_that_keep_waking_each_other_let_a_queued_task_run(void **state) {
+    (void)state;
+    script sc = {0};
+    scripted s = {.name = 'S', .sc = &sc}, a = {.name = 'A', .sc = &sc},
+             b = {.name = 'B', .sc = &sc}, q = {.name = 'Q', .sc = &sc};
+    sc.tasks[0] = &a, sc.tasks[1] = &b, sc.tasks[2] = &q;
+    sc.polls[0] = sc.polls[1] = pingpong_poll, sc.polls[2] = stopper_poll;
+    sc.ping = &a, sc.pong = &b;
+    run_script(&sc, &s);
+    /* A and B from the queue, then EX_LIFO_BUDGET polls from the LIFO slot, then Q. */
+    assert_int_equal(sc.pingpong_polls_before_q, 2 + EX_LIFO_BUDGET);
+    assert_string_equal(sc.log, "SABABAQBA");
+}
+
 /* ---- wakes from other threads ----------------------------------------------------------- */
 
 enum { TASKS = 16, WAKERS = 2, WAKES = 200, TOTAL = WAKERS * WAKES };
@@ -319,6 +444,8 @@ int main(void) {
         cmocka_unit_test_prestate(test_a_task_that_wakes_itself_is_polled_until_it_is_done,
                                   &pool),
         cmocka_unit_test(test_several_wakes_during_a_poll_cause_exactly_one_more_poll),
+        cmocka_unit_test(test_a_task_woken_inside_a_poll_on_a_worker_runs_next),
+        cmocka_unit_test(test_tasks_that_keep_waking_each_other_let_a_queued_task_run),
         cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &single),
         cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &pool),
         cmocka_unit_test_prestate(test_on_done_runs_once_per_task_before_run_returns, &single),
