@@ -115,6 +115,12 @@ static void wait_not_waking(zc__waiter *n) {
 }
 
 bool zc__waitlist_notify_one(zc__waitlist *wl) {
+    /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
+     * the seq_cst operation that made the resource available or found it there (a claim,
+     * a close mark, the seq_cst look at the queue before a wake-up is passed on), so a
+     * waiter that links after this load re-checks after it and finds the resource
+     * itself ([F2]); the count is exact under the lock, so 0 means no node was linked. */
+    if (!zc__waitlist_has_waiters(wl)) return false;
     lock(wl);
     zc__waiter *n = wl->head;
     if (!n) {

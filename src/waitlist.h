@@ -52,7 +52,8 @@ static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
     return atomic_load_explicit(&wl->waiters, memory_order_seq_cst) != 0;
 }
 
-/* Wake the oldest waiter, if any (outside the lock). Returns true if one was woken. */
+/* Wake the oldest waiter, if any (outside the lock); with none linked, one seq_cst load
+ * and no lock. Returns true if one was woken. */
 bool zc__waitlist_notify_one(zc__waitlist *wl);
 
 /* Wake every waiter, one at a time (close). */

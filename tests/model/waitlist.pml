@@ -172,8 +172,12 @@ inline unlink(L, n) {
 
 /* ---- waitlist.c ---- */
 
-/* zc__waitlist_notify_one: res = whether a node was woken. */
+/* zc__waitlist_notify_one: res = whether a node was woken. First, outside the lock, the
+ * early out on a zero waiter count (its own step); then the locked section. */
 inline notify_one(L, res) {
+    if
+    :: waiters[L] == 0 -> res = false
+    :: else ->
     atomic {
         if
         :: nlinked[L] == 0 -> res = false
@@ -203,6 +207,7 @@ inline notify_one(L, res) {
         atomic { inwake[n]--; state[n] = WOKEN; n = 0 } /* wake returns; [W1] */
 #endif
     :: else -> skip
+    fi
     fi
 }
 
@@ -266,14 +271,19 @@ inline unregister(L, t, res) {
     fi
 }
 
-/* future.c finish(): take the node off; pass a held wake-up on if it can be used. */
+/* future.c finish(): take the node off; pass a held wake-up on if it can be used: the
+ * waiter count is read first, then the queue, each its own step (chan.c). */
 inline finish(L, t) {
     unregister(L, t, res);
     if
 #if MUTANT_NO_FORWARD
     :: false -> skip
 #else
-    :: res && ready(L) -> notify_one(L, res2)
+    :: res && waiters[L] != 0 ->
+        if
+        :: ready(L) -> notify_one(L, res2)
+        :: else -> skip
+        fi
 #endif
     :: else -> skip
     fi
