@@ -4,35 +4,37 @@
 #include "bench.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* A start gate: the threads check in, then wait (yielding, since there may be more of
- * them than cores) until the main thread opens it, so that thread creation stays out of
- * the measured time. */
+/* A start gate, as the Rust and Go peers' harnesses have (std::sync::Barrier): the
+ * threads and the main thread meet at a barrier (a futex wait, not a spin: there may be
+ * more threads than cores), and the clock starts when the main thread is released, so
+ * that thread creation stays out of the measured time. */
 typedef struct gate {
-    atomic_int ready; /* threads checked in */
-    atomic_bool open;
+    pthread_barrier_t barrier;
 } gate;
+
+static void gate_init(gate *g, int threads)
+{
+    if (pthread_barrier_init(&g->barrier, NULL, (unsigned)threads + 1) != 0)
+        bench_fail("bench", "pthread_barrier_init");
+}
 
 static void gate_wait(gate *g)
 {
-    /* Relaxed: only counted by gate_open, which orders nothing by it. */
-    atomic_fetch_add_explicit(&g->ready, 1, memory_order_relaxed);
-    /* Acquire pairs with the release in gate_open: the channel made before it is seen. */
-    while (!atomic_load_explicit(&g->open, memory_order_acquire))
-        sched_yield();
+    /* The barrier synchronises memory: the channel made before it is seen. */
+    pthread_barrier_wait(&g->barrier);
 }
 
-static uint64_t gate_open(gate *g, int threads)
+static uint64_t gate_open(gate *g)
 {
-    while (atomic_load_explicit(&g->ready, memory_order_relaxed) < threads)
-        sched_yield();
+    pthread_barrier_wait(&g->barrier);
     uint64_t t0 = bench_now_ns();
-    atomic_store_explicit(&g->open, true, memory_order_release);
     return t0;
 }
+
+static void gate_destroy(gate *g) { pthread_barrier_destroy(&g->barrier); }
 
 /* What the last sender sends to each receiver of a flow to stop it: not a message
  * (those are 1 .. total), and not 0, which GAsyncQueue cannot carry (NULL). */
@@ -83,7 +85,8 @@ uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int 
     worker *ws = calloc((size_t)n, sizeof *ws);
     pthread_t *ts = calloc((size_t)n, sizeof *ts);
     void *ch = impl->make(cap);
-    gate g = {0};
+    gate g;
+    gate_init(&g, n);
     atomic_int senders_left = senders;
     if (!ws || !ts || !ch)
         bench_fail(impl->name, "setup");
@@ -98,13 +101,14 @@ uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int 
         if (pthread_create(&ts[i], NULL, sends ? sender_main : receiver_main, &ws[i]) != 0)
             bench_fail(impl->name, "pthread_create");
     }
-    uint64_t t0 = gate_open(&g, n);
+    uint64_t t0 = gate_open(&g);
     uint64_t sum = 0;
     for (int i = 0; i < n; i++) {
         pthread_join(ts[i], NULL);
         sum += ws[i].sum;
     }
     uint64_t ns = bench_now_ns() - t0;
+    gate_destroy(&g);
     if (sum != bench_sum_to((uint64_t)total))
         bench_fail(impl->name, "thread flow checksum");
     impl->destroy(ch);
@@ -141,17 +145,19 @@ static void *ping_main(void *arg)
 uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n)
 {
     void *ping = impl->make(cap), *pong = impl->make(cap);
-    gate g = {0};
+    gate g;
+    gate_init(&g, 2);
     worker ws[2] = {{.impl = impl, .ch = ping, .back = pong, .g = &g, .count = n},
                     {.impl = impl, .ch = ping, .back = pong, .g = &g, .count = n}};
     pthread_t ts[2];
     if (!ping || !pong || pthread_create(&ts[0], NULL, ping_main, &ws[0]) != 0 ||
         pthread_create(&ts[1], NULL, pong_main, &ws[1]) != 0)
         bench_fail(impl->name, "ping-pong setup");
-    uint64_t t0 = gate_open(&g, 2);
+    uint64_t t0 = gate_open(&g);
     pthread_join(ts[0], NULL);
     pthread_join(ts[1], NULL);
     uint64_t ns = bench_now_ns() - t0;
+    gate_destroy(&g);
     if (ws[0].sum != bench_sum_to((uint64_t)n))
         bench_fail(impl->name, "ping-pong checksum");
     impl->destroy(ping);
