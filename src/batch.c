@@ -305,7 +305,7 @@ zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t
                                unsigned flags, uint64_t timeout_ns) {
     zc_send_many f;
     zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
-    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, timeout_ns);
+    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, timeout_ns, true);
     if (sent) *sent = zc_send_many_sent(&f);
     return s;
 }
@@ -319,7 +319,7 @@ zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *g
                                uint64_t timeout_ns) {
     recv_many_op o = {.out = out, .max = max, .got = got};
     zc_recv_many_init(&o.f, rx); /* bad arguments: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_many_poll, recv_many_cancel, timeout_ns);
+    return zc__block_on(&o, recv_many_poll, recv_many_cancel, timeout_ns, true);
 }
 
 zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got) {

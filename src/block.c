@@ -12,7 +12,9 @@
  * returned, no call of the parker's wake is running or will come.
  *
  * zc_send_blocking and zc_recv_blocking first spin with the channel's own attempts
- * (chan.h zc__chan_send_spin / recv_spin: see PRESPIN below), then run the future.
+ * (chan.h zc__chan_send_spin / recv_spin: see PRESPIN below), then run the future, whose
+ * park then sleeps at once (the timeout forms, which do not spin first, spin in the
+ * park instead).
  *
  * No atomics here: all synchronisation is in chan.h, the futures and the parker (park.c).
  */
@@ -47,16 +49,25 @@ static void recv_cancel(void *o) {
     zc_recv_cancel(&((op *)o)->f.recv);
 }
 
-zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
+/* The future run to a final status (spin: zc__block_on's). */
+static zc_status send_wait(zc_sender *tx, const void *msg, uint64_t timeout_ns, bool spin) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_poll, send_cancel, timeout_ns);
+    return zc__block_on(&o, send_poll, send_cancel, timeout_ns, spin);
+}
+
+static zc_status recv_wait(zc_receiver *rx, void *out, uint64_t timeout_ns, bool spin) {
+    op o = {.out = out};
+    zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
+    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns, spin);
+}
+
+zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
+    return send_wait(tx, msg, timeout_ns, true);
 }
 
 zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    op o = {.out = out};
-    zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns);
+    return recv_wait(rx, out, timeout_ns, true);
 }
 
 /* Attempts a blocking call makes before it registers a waiter and parks, backing off
@@ -71,8 +82,18 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
  * if other threads are busy on its CPU: each yield may give one a time slice). Measured
  * on the 2-vCPU VM, two threads bouncing a message over two bounded(1) channels, 200,000
  * round trips: 690-870 ns a round trip with zc_try_send / zc_try_recv as the attempts,
- * 370-490 ns with these (bench row 15-threads). */
-#define PRESPIN 10
+ * 370-490 ns with these (bench row 15-threads).
+ * 14 attempts (4 watching, 10 yielding), and no spin in the park after them: waiting
+ * threads then sleep as soon as they have registered, and on an oversubscribed machine
+ * the CPU they leave runs a thread that can move (a yield only offers it to threads
+ * queued on the same CPU; sleeping lets the kernel's idle balancing bring one over).
+ * Against 10 attempts and the park's 10 yields, medians of 20 interleaved runs on the
+ * 2-vCPU VM (bench/run.sh rows; threads started together at a barrier): 4 sender and 4
+ * receiver threads at capacity 16 (row 5) x0.55 (x0.31-0.40 in three other sets), 4
+ * senders and 1 receiver (row 12) x0.86 (x0.71-0.74), 1 and 1 (rows 10, 11) x1.00 and
+ * x1.03, two threads bouncing a message (row 15-threads) x0.99. With no spin in the park
+ * but only 10 attempts, the bouncing pair was x1.12-1.73. */
+#define PRESPIN 14
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
     if (tx && msg) {
@@ -83,7 +104,7 @@ zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
             zc__chan_snooze(tx->ch, &b, false);
         }
     }
-    return zc_send_timeout(tx, msg, UINT64_MAX); /* NULL tx or msg: ZC_EINVAL */
+    return send_wait(tx, msg, UINT64_MAX, false); /* NULL tx or msg: ZC_EINVAL */
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
@@ -95,5 +116,5 @@ zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
             zc__chan_snooze(rx->ch, &b, true);
         }
     }
-    return zc_recv_timeout(rx, out, UINT64_MAX); /* NULL rx or out: ZC_EINVAL */
+    return recv_wait(rx, out, UINT64_MAX, false); /* NULL rx or out: ZC_EINVAL */
 }

@@ -25,9 +25,12 @@ typedef zc_status (*zc__block_poll_fn)(void *op, const zc_waker *w);
 typedef void (*zc__block_cancel_fn)(void *op);
 
 /* Drive op to a final status, or for at most timeout_ns once it has to wait
- * (UINT64_MAX: no limit; 0: one attempt, plus one more if the future woke itself). */
+ * (UINT64_MAX: no limit; 0: one attempt, plus one more if the future woke itself).
+ * spin: as zc__parker_park_until's (false for a caller that spun before its first
+ * poll). */
 static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
-                                     zc__block_cancel_fn cancel, uint64_t timeout_ns) {
+                                     zc__block_cancel_fn cancel, uint64_t timeout_ns,
+                                     bool spin) {
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker waker = zc_parker_waker(&parker);
@@ -50,7 +53,7 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
              * a future that asked to be polled again soon gets its next attempt. But a
              * future that keeps waking itself (a peer stalled mid-operation) always
              * leaves one: so after a ZC_PENDING poll the clock is read as well. */
-            bool expired = zc__parker_park_until(&parker, deadline_ns) == ZC_TIMEDOUT ||
+            bool expired = zc__parker_park_until(&parker, deadline_ns, spin) == ZC_TIMEDOUT ||
                            ((s = poll(op, &waker)) == ZC_PENDING &&
                             deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns);
             if (expired) {

@@ -512,14 +512,14 @@ static void recv_op_cancel(void *op) { zc_bcast_recv_cancel(&((recv_op *)op)->f)
 zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg, uint64_t timeout_ns) {
     send_op o;
     zc_bcast_send_init(&o.f, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_op_poll, send_op_cancel, timeout_ns);
+    return zc__block_on(&o, send_op_poll, send_op_cancel, timeout_ns, true);
 }
 
 zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                                 uint64_t timeout_ns) {
     recv_op o = {.out = out, .missed = missed};
     zc_bcast_recv_init(&o.f, rx);
-    return zc__block_on(&o, recv_op_poll, recv_op_cancel, timeout_ns);
+    return zc__block_on(&o, recv_op_poll, recv_op_cancel, timeout_ns, true);
 }
 
 zc_status zc_bcast_send_blocking(zc_bcast_sender *tx, const void *msg) {

@@ -304,20 +304,20 @@ zc_waker zc_parker_waker(zc_parker *p) {
     return w;
 }
 
-zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns) {
+zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin) {
     if (p == NULL) return ZC_EINVAL;
     _Atomic unsigned int *state = state_of(p);
     if (take_permit(state)) return ZC_OK;
     if (deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns) return ZC_TIMEDOUT;
-    if (spin_for_permit(state) || park_slow(p, deadline_ns)) return ZC_OK;
+    if ((spin && spin_for_permit(state)) || park_slow(p, deadline_ns)) return ZC_OK;
     return ZC_TIMEDOUT;
 }
 
 void zc_parker_park(zc_parker *p) {
-    (void)zc__parker_park_until(p, ZC__NO_DEADLINE);
+    (void)zc__parker_park_until(p, ZC__NO_DEADLINE, true);
 }
 
 zc_status zc_parker_park_timeout(zc_parker *p, uint64_t timeout_ns) {
     if (p == NULL) return ZC_EINVAL;
-    return zc__parker_park_until(p, zc__deadline_ns(timeout_ns));
+    return zc__parker_park_until(p, zc__deadline_ns(timeout_ns), true);
 }

@@ -40,9 +40,11 @@ static inline bool zc__parker_has_permit(zc_parker *p) {
 uint64_t zc__deadline_ns(uint64_t timeout_ns);
 
 /* As zc_parker_park_timeout, until deadline_ns on zc__clock_ns's clock. A deadline
- * already past only checks for the permit; ZC__NO_DEADLINE waits until woken.
- * Returns ZC_OK, ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
-zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns);
+ * already past only checks for the permit; ZC__NO_DEADLINE waits until woken. spin:
+ * look for the permit a few times, yielding, before sleeping (park.c, PARK_SPIN);
+ * false sleeps at once, for a caller that has just spun on its own attempts
+ * (zc_send_blocking, zc_recv_blocking). Returns ZC_OK, ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
+zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 
 /* A sched_yield that takes at least this long ran another thread on this CPU. Measured
  * on the 2-vCPU development VM: 380 ns on average alone (20,000 calls), 1.5 µs at the

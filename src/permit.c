@@ -80,7 +80,7 @@ zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
     if (!tx) return permit_set(p, NULL, ZC_EINVAL);
     zc_reserve f;
     zc_reserve_init(&f, tx, p);
-    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, timeout_ns);
+    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, timeout_ns, true);
     return s == ZC_TIMEDOUT ? permit_set(p, NULL, s) : s;
 }
 

@@ -186,7 +186,7 @@ zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned flags,
                             uint64_t timeout_ns, size_t *index) {
     select_op o = {.index = index};
     zc_select_init(&o.sel, cases, n, flags);
-    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, timeout_ns);
+    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, timeout_ns, true);
     if (s == ZC_TIMEDOUT && index) *index = n;
     return s;
 }
