@@ -96,7 +96,10 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * once for a moment (nanosleep: 20 µs plus the thread's timer slack, 70 µs by default;
  * never where the slack is above 200 µs), at most once per 10 ms per thread: two threads
  * waiting on each other by yielding can otherwise share one CPU while another idles, and
- * the kernel leaves them there; the wake-up moves the thread.
+ * the kernel leaves them there; the wake-up moves the thread. Once registered it sleeps
+ * at once (a futex, or the condvar fallback), without the brief spin of zc_parker_park:
+ * on a machine with more runnable threads than CPUs a sleeping thread lets the kernel
+ * give its CPU to one that can run, where a yielding one keeps it.
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.
