@@ -165,10 +165,19 @@ static ex_result double_waker_poll(ex_task *t, const zc_waker *w) {
     return EX_DONE;
 }
 
-static void run_script(script *sc, scripted *spawner) {
+/* Spawn three tasks, named by names and polled by polls, from a task S that runs first
+ * on a one-worker pool, and run them all to the end. */
+static void run_script(script *sc, scripted tasks[3], const char names[3],
+                       const ex_poll_fn polls[3]) {
+    scripted spawner = {.name = 'S', .sc = sc};
+    for (int i = 0; i < 3; i++) {
+        tasks[i] = (scripted){.name = names[i], .sc = sc};
+        sc->tasks[i] = &tasks[i];
+        sc->polls[i] = polls[i];
+    }
     sc->ex = ex_new(1);
     assert_non_null(sc->ex);
-    ex_spawn(sc->ex, &spawner->task, spawner_poll);
+    ex_spawn(sc->ex, &spawner.task, spawner_poll);
     ex_run(sc->ex);
     ex_free(sc->ex);
 }
@@ -176,11 +185,8 @@ static void run_script(script *sc, scripted *spawner) {
 static void test_a_task_woken_inside_a_poll_on_a_worker_runs_next(void **state) {
     (void)state;
     script sc = {0};
-    scripted s = {.name = 'S', .sc = &sc}, x = {.name = 'X', .sc = &sc},
-             y = {.name = 'Y', .sc = &sc}, w = {.name = 'W', .sc = &sc};
-    sc.tasks[0] = &x, sc.tasks[1] = &y, sc.tasks[2] = &w;
-    sc.polls[0] = sc.polls[1] = sleeper_poll, sc.polls[2] = double_waker_poll;
-    run_script(&sc, &s);
+    scripted t[3];
+    run_script(&sc, t, "XYW", (ex_poll_fn[]){sleeper_poll, sleeper_poll, double_waker_poll});
     /* W woke X, then Y: Y took the LIFO slot and ran at once, X went to the queue. */
     assert_string_equal(sc.log, "SXYWYX");
 }
@@ -220,12 +226,9 @@ static ex_result stopper_poll(ex_task *t, const zc_waker *w) {
 static void test_tasks_that_keep_waking_each_other_let_a_queued_task_run(void **state) {
     (void)state;
     script sc = {0};
-    scripted s = {.name = 'S', .sc = &sc}, a = {.name = 'A', .sc = &sc},
-             b = {.name = 'B', .sc = &sc}, q = {.name = 'Q', .sc = &sc};
-    sc.tasks[0] = &a, sc.tasks[1] = &b, sc.tasks[2] = &q;
-    sc.polls[0] = sc.polls[1] = pingpong_poll, sc.polls[2] = stopper_poll;
-    sc.ping = &a, sc.pong = &b;
-    run_script(&sc, &s);
+    scripted t[3];
+    sc.ping = &t[0], sc.pong = &t[1];
+    run_script(&sc, t, "ABQ", (ex_poll_fn[]){pingpong_poll, pingpong_poll, stopper_poll});
     /* A and B from the queue, then EX_LIFO_BUDGET polls from the LIFO slot, then Q. */
     assert_int_equal(sc.pingpong_polls_before_q, 2 + EX_LIFO_BUDGET);
     assert_string_equal(sc.log, "SABABAQBA");
