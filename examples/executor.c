@@ -53,10 +53,11 @@ static _Thread_local struct {
     ex_task *lifo; /* SCHEDULED, on no queue; only this thread touches it */
 } tl_worker;
 
-/* Append a SCHEDULED task and wake whoever will run it. Called with ex->mu held; the
- * wake-up is issued under the lock too, so that once the caller unlocks it never touches
- * ex again (ex_run may return and ex_free run at once). */
-static void enqueue_locked(ex_executor *ex, ex_task *t) {
+/* Append a SCHEDULED task and wake whoever will run it. mine: the caller is the worker
+ * that polled the task last and will take it itself as soon as it is free (a requeue).
+ * Called with ex->mu held; the wake-up is issued under the lock too, so that once the
+ * caller unlocks it never touches ex again (ex_run may return and ex_free run at once). */
+static void enqueue_locked(ex_executor *ex, ex_task *t, bool mine) {
     bool was_empty = ex->head == NULL;
     t->ex__next = NULL;
     if (ex->tail)
@@ -70,19 +71,20 @@ static void enqueue_locked(ex_executor *ex, ex_task *t) {
             zc_waker w = zc_parker_waker(&ex->parker);
             w.wake(w.ctx);
         }
-    } else if (ex->idle > 0 && !(was_empty && tl_worker.pool == ex)) {
-        /* One worker for one task: no herd. Skipped when one of this pool's workers
-         * queues the only task (one displaced from its LIFO slot, one it requeues, or
-         * its LIFO task once the budget is spent): that worker takes it itself as soon
-         * as it is free, instead of paying another thread's futex wake-up and context
-         * switch for one task. */
+    } else if (ex->idle > 0 && !(was_empty && mine)) {
+        /* One worker for one task: no herd. Skipped when a worker requeues the only
+         * task (one that woke itself, or its LIFO task once the budget is spent): it
+         * takes the task back as soon as it is free, instead of paying another thread's
+         * futex wake-up and context switch for one task. A spawned task or one displaced
+         * from a LIFO slot does wake an idle worker: the worker that queued it may be
+         * busy for a while. */
         pthread_cond_signal(&ex->work_cv);
     }
 }
 
-static void push(ex_executor *ex, ex_task *t) {
+static void push(ex_executor *ex, ex_task *t, bool mine) {
     pthread_mutex_lock(&ex->mu);
-    enqueue_locked(ex, t);
+    enqueue_locked(ex, t, mine);
     pthread_mutex_unlock(&ex->mu);
 }
 
@@ -99,16 +101,17 @@ static ex_task *pop_locked(ex_executor *ex) {
  * into that worker's LIFO slot and is polled as soon as the running poll returns, with
  * no lock and no wake-up (tokio's LIFO slot): a task that wakes another hands it the warm
  * thread, and the data it just wrote with it. The task it displaces goes to the shared
- * queue (waking an idle worker if the queue already held one). */
+ * queue, waking an idle worker. The slot is the worker's alone: a poll that runs long
+ * holds back the task it woke last until it returns (as tokio's LIFO slot does). */
 static void schedule(ex_executor *ex, ex_task *t) {
     if (tl_worker.pool != ex) {
-        push(ex, t);
+        push(ex, t, false);
         return;
     }
     ex_task *old = tl_worker.lifo;
     tl_worker.lifo = t;
     if (old)
-        push(ex, old);
+        push(ex, old, false);
 }
 
 void ex_wake(void *ctx) {
@@ -169,7 +172,7 @@ static void run_task(ex_executor *ex, ex_task *t) {
      * itself cannot starve the others). Wakes leave RUN_AGAIN as it is, so a store;
      * release pairs with [P1], carrying the wake acquired at [P2]. */
     atomic_store_explicit(&t->ex__state, SCHEDULED, memory_order_release);
-    push(ex, t);
+    push(ex, t, true);
 }
 
 static void *worker_main(void *arg) {
@@ -188,7 +191,7 @@ static void *worker_main(void *arg) {
         pthread_mutex_lock(&ex->mu);
         if (t) { /* budget spent: behind the tasks already queued */
             tl_worker.lifo = NULL;
-            enqueue_locked(ex, t);
+            enqueue_locked(ex, t, true);
         }
         while (!ex->head && !ex->stopping) {
             ex->idle++;
@@ -257,7 +260,7 @@ void ex_spawn_then(ex_executor *ex, ex_task *t, ex_poll_fn poll, ex_done_fn on_d
     atomic_store_explicit(&t->ex__state, SCHEDULED, memory_order_relaxed);
     pthread_mutex_lock(&ex->mu);
     ex->live++;
-    enqueue_locked(ex, t);
+    enqueue_locked(ex, t, false);
     pthread_mutex_unlock(&ex->mu);
 }
 

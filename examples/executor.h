@@ -18,9 +18,13 @@
  *   a poll on a worker is polled next on that worker, with no lock and no wake-up, so
  *   that two tasks that wake each other run back to back on one warm thread; the task it
  *   displaces from the slot goes to the queue. At most EX_LIFO_BUDGET polls in a row come
- *   from the slot before the worker takes the queue's oldest task. A push to the queue
- *   wakes at most one idle worker, and none when a worker queues a task into the empty
- *   queue (it runs that task itself next). ex_run only waits.
+ *   from the slot before the worker takes the queue's oldest task. The slot is the
+ *   worker's alone: a poll that runs long holds back the task it woke last until it
+ *   returns (as tokio's LIFO slot does), so keep polls short. A push to the queue wakes
+ *   at most one idle worker: a spawned task, or one displaced from a LIFO slot, wakes
+ *   one; a task a worker requeues itself (one that woke itself, or its LIFO task once
+ *   the budget is spent) wakes none if the queue was empty, since that worker takes it
+ *   back next. ex_run only waits.
  *
  * Each task moves through these states; every change is one atomic operation on the task:
  *

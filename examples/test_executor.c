@@ -4,11 +4,13 @@
  * the ctest TIMEOUT turns into a failure. Pool threads never call cmocka's asserts: they
  * count what they saw and the test thread checks it.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -234,6 +236,48 @@ static void test_tasks_that_keep_waking_each_other_let_a_queued_task_run(void **
     assert_string_equal(sc.log, "SABABAQBA");
 }
 
+/* A task spawned from inside a poll runs on an idle worker while that poll goes on (the
+ * poll here waits for it, up to 10 s, only to see whether it runs meanwhile). */
+typedef struct spawner_of_one {
+    ex_task task;
+    ex_task child;
+    ex_executor *ex;
+    atomic_bool child_ran;
+    bool seen_from_the_poll;
+} spawner_of_one;
+
+static ex_result child_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    spawner_of_one *p = (spawner_of_one *)((char *)t - offsetof(spawner_of_one, child));
+    atomic_store(&p->child_ran, true);
+    return EX_DONE;
+}
+
+static ex_result long_parent_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    spawner_of_one *p = (spawner_of_one *)t;
+    ex_spawn(p->ex, &p->child, child_poll);
+    for (int i = 0; i < 10000 && !atomic_load(&p->child_ran); i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    p->seen_from_the_poll = atomic_load(&p->child_ran);
+    return EX_DONE;
+}
+
+static void test_a_task_spawned_inside_a_long_poll_runs_on_an_idle_worker(void **state) {
+    (void)state;
+    spawner_of_one p = {.ex = ex_new(2)};
+    assert_non_null(p.ex);
+    atomic_init(&p.child_ran, false);
+    struct timespec settle = {0, 100000000}; /* both workers idle, waiting for work */
+    nanosleep(&settle, NULL);
+    ex_spawn(p.ex, &p.task, long_parent_poll);
+    ex_run(p.ex);
+    assert_true(p.seen_from_the_poll);
+    ex_free(p.ex);
+}
+
 /* ---- wakes from other threads ----------------------------------------------------------- */
 
 enum { TASKS = 16, WAKERS = 2, WAKES = 200, TOTAL = WAKERS * WAKES };
@@ -449,6 +493,7 @@ int main(void) {
         cmocka_unit_test(test_several_wakes_during_a_poll_cause_exactly_one_more_poll),
         cmocka_unit_test(test_a_task_woken_inside_a_poll_on_a_worker_runs_next),
         cmocka_unit_test(test_tasks_that_keep_waking_each_other_let_a_queued_task_run),
+        cmocka_unit_test(test_a_task_spawned_inside_a_long_poll_runs_on_an_idle_worker),
         cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &single),
         cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &pool),
         cmocka_unit_test_prestate(test_on_done_runs_once_per_task_before_run_returns, &single),
