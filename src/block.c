@@ -89,8 +89,8 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
  * queued on the same CPU; sleeping lets the kernel's idle balancing bring one over).
  * Against 10 attempts and the park's 10 yields, medians of 20 interleaved runs on the
  * 2-vCPU VM (bench/run.sh rows; threads started together at a barrier): 4 sender and 4
- * receiver threads at capacity 16 (row 5) x0.55 (x0.31-0.40 in three other sets), 4
- * senders and 1 receiver (row 12) x0.86 (x0.71-0.74), 1 and 1 (rows 10, 11) x1.00 and
+ * receiver threads at capacity 16 (row 5) x0.55 (x0.31-0.79 in three other sets), 4
+ * senders and 1 receiver (row 12) x0.86 (x0.71-0.82), 1 and 1 (rows 10, 11) x1.00 and
  * x1.03, two threads bouncing a message (row 15-threads) x0.99. With no spin in the park
  * but only 10 attempts, the bouncing pair was x1.12-1.73. */
 #define PRESPIN 14
