@@ -30,30 +30,40 @@ const (
 type job func() uint64
 
 // timeJobs runs each job on its own goroutine with GOMAXPROCS set to procs, releases
-// them together and returns the time from the release to the last finish with the sum
-// of the jobs' results. Starting the goroutines is not timed.
+// them together and returns the time from the first job's start to the last job's
+// finish (each goroutine reads the clock itself, as the C and Rust harnesses do) with
+// the sum of the jobs' results. Starting the goroutines is not timed.
 func timeJobs(procs int, jobs []job) (time.Duration, uint64) {
 	runtime.GOMAXPROCS(procs)
 	start := make(chan struct{})
 	results := make([]uint64, len(jobs))
+	starts := make([]time.Time, len(jobs))
+	ends := make([]time.Time, len(jobs))
 	var done sync.WaitGroup
 	done.Add(len(jobs))
 	for i, j := range jobs {
 		go func(i int, j job) {
 			defer done.Done()
 			<-start
+			starts[i] = time.Now()
 			results[i] = j()
+			ends[i] = time.Now()
 		}(i, j)
 	}
-	t0 := time.Now()
 	close(start)
 	done.Wait()
-	elapsed := time.Since(t0)
+	first, last := starts[0], ends[0]
 	var sum uint64
-	for _, r := range results {
+	for i, r := range results {
+		if starts[i].Before(first) {
+			first = starts[i]
+		}
+		if ends[i].After(last) {
+			last = ends[i]
+		}
 		sum += r
 	}
-	return elapsed, sum
+	return last.Sub(first), sum
 }
 
 // sender sends n messages on ch.
