@@ -46,7 +46,10 @@ uint64_t bench_zchan_many(long n, int total, int batch)
 }
 
 /* The threads of a row start together at a barrier with the main thread, so that their
- * creation stays out of the measured time. */
+ * creation stays out of the measured time; each reads the clock as it leaves the barrier
+ * and as it finishes, and a run takes from the first start to the last finish (as in
+ * threads.c: the main thread may run again only after the others are done). */
+enum { FLOW_THREADS = 5 }; /* bc1: 4 receivers and a sender; s1: 2 senders and main */
 typedef struct flow {
     pthread_barrier_t start;
     zc_sender *tx[2];
@@ -56,7 +59,28 @@ typedef struct flow {
 #endif
     long per_sender;
     uint64_t sums[4];
+    uint64_t start_ns[FLOW_THREADS], end_ns[FLOW_THREADS]; /* 0: not a timed thread */
 } flow;
+
+/* Wait at the barrier; returns the time the caller left it. */
+static uint64_t flow_start(flow *fl)
+{
+    pthread_barrier_wait(&fl->start);
+    return bench_now_ns();
+}
+
+/* From the first start to the last finish (read after the joins). */
+static uint64_t flow_span(const flow *fl)
+{
+    uint64_t first = UINT64_MAX, last = 0;
+    for (int i = 0; i < FLOW_THREADS; i++) {
+        if (!fl->end_ns[i])
+            continue;
+        if (fl->start_ns[i] < first) first = fl->start_ns[i];
+        if (fl->end_ns[i] > last) last = fl->end_ns[i];
+    }
+    return last - first;
+}
 
 typedef struct arg {
     flow *fl;
@@ -73,13 +97,15 @@ static void create(pthread_t *t, void *(*fn)(void *), arg *a)
 static void *select_sender(void *p)
 {
     arg *a = p;
-    pthread_barrier_wait(&a->fl->start);
+    uint64_t t0 = flow_start(a->fl);
     for (long j = 1; j <= a->fl->per_sender; j++) {
         uint64_t v = (uint64_t)(a->i * a->fl->per_sender + j);
         if (zc_send_blocking(a->fl->tx[a->i], &v) != ZC_OK)
             bench_fail("zchan", "select row send");
     }
     zc_sender_drop(a->fl->tx[a->i]);
+    a->fl->end_ns[a->i] = bench_now_ns();
+    a->fl->start_ns[a->i] = t0;
     return NULL;
 }
 
@@ -106,8 +132,7 @@ uint64_t bench_zchan_select2(size_t cap, long per_sender)
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker w = zc_parker_waker(&parker);
-    pthread_barrier_wait(&fl.start);
-    uint64_t t0 = bench_now_ns();
+    fl.start_ns[2] = flow_start(&fl);
     for (;;) { /* one select future, polled in a loop (as a task would) */
         size_t index;
         zc_status st = zc_select_poll(&s, &w, &index);
@@ -122,9 +147,10 @@ uint64_t bench_zchan_select2(size_t cap, long per_sender)
         else
             bench_fail("zchan", "zc_select_poll");
     }
+    fl.end_ns[2] = bench_now_ns();
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
-    uint64_t ns = bench_now_ns() - t0;
+    uint64_t ns = flow_span(&fl);
     zc_parker_destroy(&parker);
     for (int i = 0; i < 2; i++)
         zc_receiver_drop(rx[i]);
@@ -137,14 +163,16 @@ uint64_t bench_zchan_select2(size_t cap, long per_sender)
 #if defined(ZCHAN_HAS_BROADCAST)
 static void *bcast_sender(void *p)
 {
-    arg *a = p;
-    pthread_barrier_wait(&a->fl->start);
+    arg *a = p; /* a->i: its clock slot, after the receivers' */
+    uint64_t t0 = flow_start(a->fl);
     for (long j = 1; j <= a->fl->per_sender; j++) {
         uint64_t v = (uint64_t)j;
         if (zc_bcast_send_blocking(a->fl->btx, &v) != ZC_OK)
             bench_fail("zchan", "broadcast row send");
     }
     zc_bcast_sender_drop(a->fl->btx);
+    a->fl->end_ns[a->i] = bench_now_ns();
+    a->fl->start_ns[a->i] = t0;
     return NULL;
 }
 
@@ -153,9 +181,11 @@ static void *bcast_receiver(void *p)
     arg *a = p;
     uint64_t v, sum = 0;
     zc_status st;
-    pthread_barrier_wait(&a->fl->start);
+    uint64_t t0 = flow_start(a->fl);
     while ((st = zc_bcast_recv_blocking(a->fl->brx[a->i], &v, NULL)) == ZC_OK)
         sum += v;
+    a->fl->end_ns[a->i] = bench_now_ns();
+    a->fl->start_ns[a->i] = t0;
     if (st != ZC_CLOSED)
         bench_fail("zchan", "broadcast row receive");
     a->fl->sums[a->i] = sum;
@@ -179,13 +209,12 @@ uint64_t bench_zchan_bcast(size_t cap, int receivers, long per_sender)
         a[i] = (arg){&fl, i};
         create(&t[i], bcast_receiver, &a[i]);
     }
-    a[receivers] = (arg){&fl, 0};
+    a[receivers] = (arg){&fl, receivers};
     create(&t[receivers], bcast_sender, &a[receivers]);
-    pthread_barrier_wait(&fl.start);
-    uint64_t t0 = bench_now_ns();
+    pthread_barrier_wait(&fl.start); /* release them */
     for (int i = 0; i <= receivers; i++)
         pthread_join(t[i], NULL);
-    uint64_t ns = bench_now_ns() - t0;
+    uint64_t ns = flow_span(&fl);
     pthread_barrier_destroy(&fl.start);
     for (int i = 0; i < receivers; i++) {
         if (fl.sums[i] != bench_sum_to((uint64_t)per_sender))

@@ -17,7 +17,8 @@
 # run k + 1 of any (so that the rows of one run, such as 13a's N = 2 and N = 512, are
 # minutes apart at most).
 # Environment: BENCH_BUILD_DIR (the C bench's build directory, default build/bench; the
-# Rust and Go peers build in bench/rust/target and bench/go), BENCH_JOBS (build jobs).
+# Rust and Go peers build in bench/rust/target and bench/go), BENCH_JOBS (build jobs),
+# PEER_LIMIT_S (seconds one invocation of a peer program may take, default 120).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -148,7 +149,11 @@ run_prog() { # run_prog NAME PATH ID K
         extra=("${c_args[@]}")
         [ -n "${skip_c[$3]:-}" ] && extra+=(--skip "${skip_c[$3]}")
     fi
-    "$2" --rows "$3" --runs 1 "${extra[@]}" 2>"$err" |
+    # The C bench kills a measurement itself after its limit (15 s); a peer program
+    # gets a whole-invocation limit (its warm-up and run), so that nothing hangs the suite.
+    local limit=()
+    [ "$1" = c ] || limit=(timeout "${PEER_LIMIT_S:-120}")
+    "${limit[@]}" "$2" --rows "$3" --runs 1 "${extra[@]}" 2>"$err" |
         awk -F, -v OFS=, -v k="$4" 'NF == 5 { $3 = k } { print }' >"$run_out" || st=$?
     cat "$run_out" >>"$tmp"
     if [ "$1" = c ]; then
@@ -161,7 +166,11 @@ run_prog() { # run_prog NAME PATH ID K
     if [ $st -ne 0 ]; then
         # A failed C measurement (a wrong checksum, a crash) fails the script, after the
         # summary; a peer program's failure only loses its rows.
-        say "$1 bench, row $3, run $4: exit status $st"
+        if [ "$1" != c ] && [ $st -eq 124 ]; then
+            say "$1 bench, row $3, run $4: killed after ${PEER_LIMIT_S:-120} s"
+        else
+            say "$1 bench, row $3, run $4: exit status $st"
+        fi
         [ "$1" = c ] && failed=1
     fi
 }

@@ -105,20 +105,31 @@ def load(path):
 
 
 def summarise(data):
-    """Lines of (row, unit, impl, runs, median, lo, hi, ratio or None)."""
+    """Lines of (row, unit, impl, runs, median, lo, hi, ratio or None, timed_out).
+
+    A C implementation that times out in a run of a time row (ms_total) is killed at the
+    limit, and left out of that row's later runs (run.sh, to keep the suite's time): the
+    run that timed out counts as the limit, a lower bound of its time, so that the median
+    does not come from the finished runs alone; the runs skipped after it count as
+    nothing. timed_out is how many runs count so: with any, a median that is the limit
+    is a lower bound, and the ratio an upper bound."""
     out = []
     for (row, unit) in sorted(data, key=lambda k: (row_key(k[0]), k[1])):
         impls = data[(row, unit)]
         z = impls.get("zchan", {})
-        for impl in sorted(impls, key=impl_key):
-            runs = impls[impl]
+        timeouts = data.get((row, "timeout_ms"), {}) if unit == "ms_total" else {}
+        for impl in sorted(set(impls) | set(timeouts), key=impl_key):
+            runs = dict(impls.get(impl, {}))
+            for r, limit in timeouts.get(impl, {}).items():
+                runs.setdefault(r, limit)
+            timed_out = len(timeouts.get(impl, {}))
             vals = list(runs.values())
             ratio = None
             if impl != "zchan":
                 rs = [z[r] / runs[r] for r in runs if r in z and runs[r] > 0]
                 ratio = statistics.median(rs) if rs else None
             out.append((row, unit, impl, len(vals), statistics.median(vals), min(vals),
-                        max(vals), ratio))
+                        max(vals), ratio, timed_out))
     return out
 
 
@@ -146,9 +157,11 @@ def scaling_text(scales):
 def print_table(lines):
     head = ("row", "what", "unit", "impl", "runs", "median", "min-max", "zchan/impl")
     rows = []
-    for row, unit, impl, n, med, lo, hi, ratio in lines:
-        rows.append((row, describe(row), unit, impl, str(n), fmt(med), f"{fmt(lo)}-{fmt(hi)}",
-                     "" if ratio is None else fmt_ratio(ratio)))
+    for row, unit, impl, n, med, lo, hi, ratio, censored in lines:
+        bound = f" ({censored} timed out)" if censored else ""
+        rows.append((row, describe(row), unit, impl, str(n), fmt(med) + bound,
+                     f"{fmt(lo)}-{fmt(hi)}",
+                     "" if ratio is None else ("<=" if censored else "") + fmt_ratio(ratio)))
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     right = {4, 5, 6, 7}
     for r in [head] + rows:
@@ -162,18 +175,24 @@ def write_md(lines, path, note, scales):
     impls = sorted({l[2] for l in lines}, key=impl_key)
     cells = {}
     order = []
-    for row, unit, impl, n, med, lo, hi, ratio in lines:
+    for row, unit, impl, n, med, lo, hi, ratio, censored in lines:
         if (row, unit) not in cells:
             cells[(row, unit)] = {}
             order.append((row, unit))
-        c = f"{fmt(med)} <sub>{fmt(lo)}-{fmt(hi)}</sub>"
+        at_limit = censored and med >= hi
+        c = f"{'≥' if at_limit else ''}{fmt(med)} <sub>{fmt(lo)}-{fmt(hi)}"
+        if censored:
+            c += f"; {n} run{'s' if n != 1 else ''}, {censored} timed out (counted as the limit)"
+        c += "</sub>"
         if ratio is not None:
-            c += f" ×{fmt_ratio(ratio)}"
+            c += f" ×{'≤' if censored else ''}{fmt_ratio(ratio)}"
         cells[(row, unit)][impl] = c
     with open(path, "w") as f:
         f.write(f"Medians of the runs ({note}); small: min-max; ×r: median over runs of "
-                "zchan/peer within the same run (< 1: zchan is faster or smaller). "
-                "Made by `bench/run.sh`.\n\n")
+                "zchan/peer within the same run (< 1: zchan is faster or smaller); a C "
+                "peer's run that timed out counts as the limit (its later runs of the "
+                "row are skipped): ≥ marks a median that is the limit, ≤ a ratio taken "
+                "with such a run. Made by `bench/run.sh`.\n\n")
         f.write("| row | what | unit | " + " | ".join(impls) + " |\n")
         f.write("|---|---|---|" + "---|" * len(impls) + "\n")
         for key in order:

@@ -10,6 +10,56 @@
 
 #include "executor.h"
 
+/* A measurement's span, as the thread rows and the Rust and Go peers time theirs: from
+ * the first poll of any of its tasks to the end of the last one (not from the spawns,
+ * which would add the pool's wake-up of its idle workers, 10-30 us, to this side only).
+ * Every poll looks at first (a relaxed load of a line written once, shared by all the
+ * workers' caches); the clock is read at a task's first poll and at each end. */
+static struct {
+    _Atomic uint64_t first, last;
+} span;
+
+static void span_reset(void)
+{
+    /* Relaxed: set before ex_spawn, whose run-queue lock publishes it to the workers. */
+    atomic_store_explicit(&span.first, 0, memory_order_relaxed);
+    atomic_store_explicit(&span.last, 0, memory_order_relaxed);
+}
+
+static inline void span_poll(void)
+{
+    /* Relaxed: only the first value matters; ex_run's return orders it before the read
+     * in span_ns. */
+    if (atomic_load_explicit(&span.first, memory_order_relaxed) == 0) {
+        uint64_t none = 0;
+        atomic_compare_exchange_strong_explicit(&span.first, &none, bench_now_ns(),
+                                                memory_order_relaxed, memory_order_relaxed);
+    }
+}
+
+/* ex_spawn_then's on_done for every task: the latest end wins (relaxed, as span_poll). */
+static void span_done(ex_task *t)
+{
+    (void)t;
+    uint64_t now = bench_now_ns();
+    uint64_t last = atomic_load_explicit(&span.last, memory_order_relaxed);
+    while (last < now && !atomic_compare_exchange_weak_explicit(
+                             &span.last, &last, now, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+/* The span after ex_run has returned (every task done). */
+static uint64_t span_ns(void)
+{
+    return atomic_load_explicit(&span.last, memory_order_relaxed) -
+           atomic_load_explicit(&span.first, memory_order_relaxed);
+}
+
+static void spawn(ex_executor *ex, ex_task *t, ex_poll_fn poll)
+{
+    ex_spawn_then(ex, t, poll, span_done);
+}
+
 /* Sends first .. last, then drops its sender handle (the last drop closes the channel). */
 typedef struct send_task {
     ex_task base;
@@ -21,6 +71,7 @@ typedef struct send_task {
 
 static ex_result send_poll(ex_task *t, const zc_waker *w)
 {
+    span_poll();
     send_task *s = (send_task *)t;
     for (;;) {
         if (!s->in_flight) {
@@ -51,6 +102,7 @@ typedef struct recv_task {
 
 static ex_result recv_poll(ex_task *t, const zc_waker *w)
 {
+    span_poll();
     recv_task *r = (recv_task *)t;
     uint64_t v;
     for (;;) {
@@ -82,7 +134,7 @@ static void spawn_senders(ex_executor *ex, send_task *ts, int n, zc_sender *tx, 
         ts[i] = (send_task){.tx = zc_sender_clone(tx)};
         ts[i].next = (uint64_t)(i * per) + 1;
         ts[i].last = (uint64_t)((i + 1) * per);
-        ex_spawn(ex, &ts[i].base, send_poll);
+        spawn(ex, &ts[i].base, send_poll);
     }
 }
 
@@ -98,17 +150,17 @@ uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receiver
     if (!ss || !rs || zc_bounded(cap, &cfg, &tx, &rx) != ZC_OK)
         bench_fail("zchan", "task flow setup");
 
-    uint64_t t0 = bench_now_ns();
+    span_reset();
     for (int i = 0; i < receivers; i++) {
         rs[i] = (recv_task){.rx = zc_receiver_clone(rx)};
         zc_recv_init(&rs[i].fut, rs[i].rx);
-        ex_spawn(ex, &rs[i].base, recv_poll);
+        spawn(ex, &rs[i].base, recv_poll);
     }
     zc_receiver_drop(rx);
     spawn_senders(ex, ss, senders, tx, per_sender);
     zc_sender_drop(tx); /* now the last sender task's drop closes the channel */
     ex_run(ex);
-    uint64_t ns = bench_now_ns() - t0;
+    uint64_t ns = span_ns();
 
     uint64_t sum = 0;
     for (int i = 0; i < receivers; i++)
@@ -165,6 +217,7 @@ static void merge_wake(void *ctx)
 
 static ex_result merge_poll(ex_task *t, const zc_waker *w)
 {
+    span_poll();
     merge_task *m = (merge_task *)t;
     (void)w; /* the same as m->task_waker, set before the spawn */
     pthread_mutex_lock(&m->mu);
@@ -210,6 +263,7 @@ typedef struct select_task {
 
 static ex_result select_poll(ex_task *t, const zc_waker *w)
 {
+    span_poll();
     select_task *s = (select_task *)t;
     size_t i;
     for (;;) {
@@ -247,7 +301,7 @@ static uint64_t *spawn_many_rx(ex_executor *ex, many_rx *r, many_kind kind, int 
     case MANY_CLONED:
         r->one = (recv_task){.rx = rxs[0]};
         zc_recv_init(&r->one.fut, rxs[0]);
-        ex_spawn(ex, &r->one.base, recv_poll);
+        spawn(ex, &r->one.base, recv_poll);
         return &r->one.sum;
     case MANY_MERGED: {
         merge_task *m = &r->merge;
@@ -265,7 +319,7 @@ static uint64_t *spawn_many_rx(ex_executor *ex, many_rx *r, many_kind kind, int 
             m->woken[i] = i;
             zc_recv_init(&m->futs[i], rxs[i]);
         }
-        ex_spawn(ex, &m->base, merge_poll);
+        spawn(ex, &m->base, merge_poll);
         return &m->sum;
     }
     case MANY_SELECT:
@@ -276,7 +330,7 @@ static uint64_t *spawn_many_rx(ex_executor *ex, many_rx *r, many_kind kind, int 
         for (int i = 0; i < n; i++)
             zc_select_recv_case(&r->cases[i], rxs[i], &r->sel.v);
         zc_select_init(&r->sel.sel, r->cases, (size_t)n, 0);
-        ex_spawn(ex, &r->sel.base, select_poll);
+        spawn(ex, &r->sel.base, select_poll);
         return &r->sel.sum;
     }
     return NULL;
@@ -310,14 +364,14 @@ uint64_t bench_task_many(unsigned workers, int n, many_kind kind, long per_task)
             bench_fail("zchan", "many zc_bounded");
 
     many_rx r = {0};
-    uint64_t t0 = bench_now_ns();
+    span_reset();
     uint64_t *sum = spawn_many_rx(ex, &r, kind, n, rxs);
     for (int i = 0; i < n; i++)
         spawn_senders(ex, &ss[i], 1, txs[kind == MANY_CLONED ? 0 : i], per_task);
     for (int i = 0; i < chans; i++)
         zc_sender_drop(txs[i]);
     ex_run(ex);
-    uint64_t ns = bench_now_ns() - t0;
+    uint64_t ns = span_ns();
 
     /* spawn_senders numbered each task's messages from 1: n copies of 1..per_task. */
     if (*sum != (uint64_t)n * bench_sum_to((uint64_t)per_task))
@@ -345,6 +399,7 @@ typedef struct pp_task {
 
 static ex_result pp_poll(ex_task *t, const zc_waker *w)
 {
+    span_poll();
     pp_task *p = (pp_task *)t;
     for (;;) {
         if (p->sending) {
@@ -388,11 +443,11 @@ uint64_t bench_task_pingpong(long n)
     zc_recv_init(&a.rf, a.rx);
     zc_recv_init(&b.rf, b.rx);
 
-    uint64_t t0 = bench_now_ns();
-    ex_spawn(ex, &b.base, pp_poll);
-    ex_spawn(ex, &a.base, pp_poll);
+    span_reset();
+    spawn(ex, &b.base, pp_poll);
+    spawn(ex, &a.base, pp_poll);
     ex_run(ex);
-    uint64_t ns = bench_now_ns() - t0;
+    uint64_t ns = span_ns();
 
     ex_free(ex);
     zc_sender_drop(ping_tx);
