@@ -107,6 +107,7 @@ typedef struct bench_opts {
     const char *skip;  /**< --skip LIST: implementations left out (NULL = none) */
     long count;        /**< --count N: zchan_bench's instruction-count mode (0 = off) */
     bool list;         /**< --list: print the ids of the rows selected, one a line, and exit */
+    bool reverse;      /**< --reverse: the implementations of a row in reverse order */
 } bench_opts;
 
 /** Whether the command line asks for implementation `name` (--impls, --skip). */

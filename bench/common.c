@@ -48,12 +48,13 @@ const bench_impl *const *bench_impls(size_t *n)
 static _Noreturn void usage(const char *prog, const char *extra)
 {
     fprintf(stderr,
-            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--skip LIST] [--list]%s\n"
+            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--skip LIST] [--reverse] [--list]%s\n"
             "  --runs K      measured runs per row and implementation (default 7, quick 3)\n"
             "  --quick       counts / 10\n"
             "  --rows LIST   comma-separated row ids or prefixes (13 = every 13a/13b/13c row)\n"
             "  --impls LIST  comma-separated implementation names\n"
             "  --skip LIST   implementations to leave out (run.sh: those that timed out)\n"
+            "  --reverse     measure a row's implementations in reverse order (run.sh: even runs)\n"
             "  --list        print the ids of the rows selected, one a line, and exit\n"
             "Prints row,impl,run,value,unit lines on stdout.\n",
             prog, extra);
@@ -105,6 +106,8 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
                 usage(argv[0], usage_extra);
         } else if (strcmp(a, "--list") == 0) {
             o.list = true;
+        } else if (strcmp(a, "--reverse") == 0) {
+            o.reverse = true;
         } else if (strcmp(a, "--impls") == 0 && i + 1 < argc) {
             o.impls = argv[++i];
         } else if (strcmp(a, "--skip") == 0 && i + 1 < argc) {

@@ -317,9 +317,11 @@ int main(int argc, char **argv)
             const row *r = &rows[i];
             if (!bench_selected(o.rows, r->id))
                 continue;
-            for (size_t j = 0; j < nimpl; j++)
+            for (size_t k = 0; k < nimpl; k++) {
+                size_t j = o.reverse ? nimpl - 1 - k : k; /* zchan not always first */
                 if (bench_wanted(&o, impls[j]->name) && impl_fits(impls[j], r))
                     ok &= run_one(r, impls[j], run, div, limit_ms, &given_up[i][j]);
+            }
             if (r->kind == ST_PAIRS && bench_wanted(&o, "floor"))
                 ok &= run_one(r, NULL, run, div, limit_ms, &given_up[i][nimpl]);
         }

@@ -148,6 +148,7 @@ run_prog() { # run_prog NAME PATH ID K
     if [ "$1" = c ]; then
         extra=("${c_args[@]}")
         [ -n "${skip_c[$3]:-}" ] && extra+=(--skip "${skip_c[$3]}")
+        [ $(($4 % 2)) = 0 ] && extra+=(--reverse) # as the programs' order below
     fi
     # The C bench kills a measurement itself after its limit (15 s); a peer program
     # gets a whole-invocation limit (its warm-up and run), so that nothing hangs the suite.
