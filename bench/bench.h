@@ -189,6 +189,24 @@ static inline uint64_t bench_sum_to(uint64_t n) { return n * (n + 1) / 2; }
 /** Monotonic clock in nanoseconds. */
 uint64_t bench_now_ns(void);
 
+/** The span of a run whose threads each read the clock as they start and as they end:
+ *  from the first start to the last end (BENCH_SPAN_INIT, then bench_span_add for each
+ *  thread, then bench_span_ns). */
+typedef struct bench_span {
+    uint64_t first, last;
+} bench_span;
+#define BENCH_SPAN_INIT {UINT64_MAX, 0}
+
+static inline void bench_span_add(bench_span *s, uint64_t start_ns, uint64_t end_ns)
+{
+    if (start_ns < s->first)
+        s->first = start_ns;
+    if (end_ns > s->last)
+        s->last = end_ns;
+}
+
+static inline uint64_t bench_span_ns(const bench_span *s) { return s->last - s->first; }
+
 /** Print one CSV line `row,impl,run,value,unit` and flush. */
 void bench_emit(const char *row, const char *impl, int run, double value, const char *unit);
 

@@ -72,14 +72,11 @@ static uint64_t flow_start(flow *fl)
 /* From the first start to the last finish (read after the joins). */
 static uint64_t flow_span(const flow *fl)
 {
-    uint64_t first = UINT64_MAX, last = 0;
-    for (int i = 0; i < FLOW_THREADS; i++) {
-        if (!fl->end_ns[i])
-            continue;
-        if (fl->start_ns[i] < first) first = fl->start_ns[i];
-        if (fl->end_ns[i] > last) last = fl->end_ns[i];
-    }
-    return last - first;
+    bench_span s = BENCH_SPAN_INIT;
+    for (int i = 0; i < FLOW_THREADS; i++)
+        if (fl->end_ns[i])
+            bench_span_add(&s, fl->start_ns[i], fl->end_ns[i]);
+    return bench_span_ns(&s);
 }
 
 typedef struct arg {

@@ -53,12 +53,10 @@ typedef struct worker {
 /* From the first worker's start to the last one's finish (read after the joins). */
 static uint64_t flow_span(const worker *ws, int n)
 {
-    uint64_t first = UINT64_MAX, last = 0;
-    for (int i = 0; i < n; i++) {
-        if (ws[i].start_ns < first) first = ws[i].start_ns;
-        if (ws[i].end_ns > last) last = ws[i].end_ns;
-    }
-    return last - first;
+    bench_span s = BENCH_SPAN_INIT;
+    for (int i = 0; i < n; i++)
+        bench_span_add(&s, ws[i].start_ns, ws[i].end_ns);
+    return bench_span_ns(&s);
 }
 
 static void *sender_main(void *arg)
