@@ -26,7 +26,8 @@ const (
 	taskWorkers = 4
 )
 
-// job is the work of one goroutine; it returns how many messages it received.
+// job is the work of one goroutine; it returns the sum of the values it received
+// (a checksum, as in the C harness; senders return 0).
 type job func() uint64
 
 // timeJobs runs each job on its own goroutine with GOMAXPROCS set to procs, releases
@@ -66,26 +67,32 @@ func timeJobs(procs int, jobs []job) (time.Duration, uint64) {
 	return last.Sub(first), sum
 }
 
-// sender sends n messages on ch.
-func sender(ch chan<- uint64, n int) job {
+// sender number s (from 0) sends n messages on ch: s*n+1 ... (s+1)*n, values distinct
+// across senders and never 0.
+func sender(ch chan<- uint64, s, n int) job {
+	first := uint64(s)*uint64(n) + 1
+	end := first + uint64(n)
 	return func() uint64 {
-		for i := 0; i < n; i++ {
-			ch <- uint64(i)
+		for v := first; v < end; v++ {
+			ch <- v
 		}
 		return 0
 	}
 }
 
-// receiver receives from ch until it is closed and returns the count.
+// receiver receives from ch until it is closed and returns the sum of the values.
 func receiver(ch <-chan uint64) job {
 	return func() uint64 {
-		var got uint64
-		for range ch {
-			got++
+		var sum uint64
+		for v := range ch {
+			sum += v
 		}
-		return got
+		return sum
 	}
 }
+
+// sumTo is 1 + 2 + ... + t: the checksum of the distinct values 1 ... t.
+func sumTo(t uint64) uint64 { return t * (t + 1) / 2 }
 
 // closer returns jobs that run senders then close ch once the last one is done,
 // as Go channels close by the sender side only.
@@ -109,19 +116,19 @@ func closer(ch chan uint64, senders []job) []job {
 }
 
 // flow runs senders goroutines sending perSender messages each into one channel of
-// capacity capacity read by receivers goroutines; checks the count.
+// capacity capacity read by receivers goroutines; checks the sum of the values.
 func flow(procs, capacity, senders, receivers, perSender int) time.Duration {
 	ch := make(chan uint64, capacity)
 	var sends []job
 	for i := 0; i < senders; i++ {
-		sends = append(sends, sender(ch, perSender))
+		sends = append(sends, sender(ch, i, perSender))
 	}
 	jobs := closer(ch, sends)
 	for i := 0; i < receivers; i++ {
 		jobs = append(jobs, receiver(ch))
 	}
-	d, got := timeJobs(procs, jobs)
-	mustEqual(got, uint64(senders*perSender))
+	d, sum := timeJobs(procs, jobs)
+	mustEqual(sum, sumTo(uint64(senders)*uint64(perSender)))
 	return d
 }
 
@@ -137,7 +144,7 @@ func merged(procs, n, perSender int) time.Duration {
 	var jobs []job
 	for i := 0; i < n; i++ {
 		in := make(chan uint64, 1024/n)
-		jobs = append(jobs, closer(in, []job{sender(in, perSender)})...)
+		jobs = append(jobs, closer(in, []job{sender(in, i, perSender)})...)
 		forwards = append(forwards, func() uint64 {
 			for v := range in {
 				out <- v
@@ -147,24 +154,30 @@ func merged(procs, n, perSender int) time.Duration {
 	}
 	jobs = append(jobs, closer(out, forwards)...)
 	jobs = append(jobs, receiver(out))
-	d, got := timeJobs(procs, jobs)
-	mustEqual(got, uint64(n*perSender))
+	d, sum := timeJobs(procs, jobs)
+	mustEqual(sum, sumTo(uint64(n)*uint64(perSender)))
 	return d
 }
 
 // pingPong bounces one message rtts times between two goroutines over two channels
-// of capacity 1.
+// of capacity 1; the pinger sends 1 ... rtts, checks that each echo is the value it
+// sent and returns the sum of the echoes.
 func pingPong(procs, rtts int) time.Duration {
 	ping := make(chan uint64, 1)
 	pong := make(chan uint64, 1)
-	d, got := timeJobs(procs, []job{
+	d, sum := timeJobs(procs, []job{
 		func() uint64 {
-			for i := 0; i < rtts; i++ {
-				ping <- uint64(i)
-				<-pong
+			var sum uint64
+			for v := uint64(1); v <= uint64(rtts); v++ {
+				ping <- v
+				echo := <-pong
+				if echo != v {
+					panic(fmt.Sprintf("ping-pong echo %d differs from the value sent, %d", echo, v))
+				}
+				sum += echo
 			}
 			close(ping)
-			return uint64(rtts)
+			return sum
 		},
 		func() uint64 {
 			for v := range ping {
@@ -173,7 +186,7 @@ func pingPong(procs, rtts int) time.Duration {
 			return 0
 		},
 	})
-	mustEqual(got, uint64(rtts))
+	mustEqual(sum, sumTo(uint64(rtts)))
 	return d
 }
 
@@ -221,7 +234,7 @@ func batches(reps int) time.Duration {
 
 func mustEqual(got, want uint64) {
 	if got != want {
-		panic(fmt.Sprintf("count mismatch: got %d, want %d", got, want))
+		panic(fmt.Sprintf("checksum mismatch (lost or duplicated messages): got %d, want %d", got, want))
 	}
 }
 

@@ -13,10 +13,10 @@ use futures_lite::future::poll_fn;
 use tokio::runtime::Runtime;
 use tokio::sync::Notify;
 
-/// Work for one thread; returns how many messages it received (senders return 0).
+/// Work for one thread; returns the sum of the values it received (senders return 0).
 pub type Job = Box<dyn FnOnce() -> u64 + Send>;
 
-/// Work for one task; returns how many messages it received (senders return 0).
+/// Work for one task; returns the sum of the values it received (senders return 0).
 pub type Task = Pin<Box<dyn Future<Output = u64> + Send>>;
 
 /// Runs each job on its own thread, releases them together and returns the time
@@ -33,8 +33,8 @@ pub fn time_threads(jobs: Vec<Job>) -> (Duration, u64) {
             thread::spawn(move || {
                 start_line.wait();
                 let start = Instant::now();
-                let received = job();
-                (start, Instant::now(), received)
+                let sum = job();
+                (start, Instant::now(), sum)
             })
         })
         .collect();
@@ -49,7 +49,9 @@ pub fn time_threads(jobs: Vec<Job>) -> (Duration, u64) {
 /// the last task's end (each task reads the clock itself, as the C harness's tasks and
 /// the Go peers' goroutines do) with the sum of the tasks' results. The spawning task
 /// waits for one notification from the last task to end, not for each handle in turn
-/// (which woke it once per task still running: 540 futex calls at 13a-N512).
+/// (which woke it once per task still running: 540 futex calls at 13a-N512). A task
+/// that panics (a failed check) counts as ended, so the panic reaches the caller
+/// through its handle instead of leaving the spawning task waiting.
 pub fn time_tasks(rt: &Runtime, tasks: Vec<Task>) -> (Duration, u64) {
     rt.block_on(async {
         let left = Arc::new(AtomicUsize::new(tasks.len()));
@@ -59,14 +61,12 @@ pub fn time_tasks(rt: &Runtime, tasks: Vec<Task>) -> (Duration, u64) {
             .map(|task| {
                 let (left, all_done) = (Arc::clone(&left), Arc::clone(&all_done));
                 tokio::spawn(async move {
+                    let ended = Ended { left, all_done };
                     let start = Instant::now();
-                    let received = task.await;
+                    let sum = task.await;
                     let end = Instant::now();
-                    // AcqRel: the last task's decrement follows every other task's end.
-                    if left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        all_done.notify_one(); // kept as a permit if nobody waits yet
-                    }
-                    (start, end, received)
+                    drop(ended);
+                    (start, end, sum)
                 })
             })
             .collect();
@@ -79,6 +79,22 @@ pub fn time_tasks(rt: &Runtime, tasks: Vec<Task>) -> (Duration, u64) {
         let last = runs.iter().map(|r| r.1).max().expect("no tasks");
         (last - first, runs.iter().map(|r| r.2).sum())
     })
+}
+
+/// Dropped when a task of `time_tasks` ends, normally or by a panic: counts the task
+/// out and wakes the spawning task after the last one.
+struct Ended {
+    left: Arc<AtomicUsize>,
+    all_done: Arc<Notify>,
+}
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        // AcqRel: the last task's decrement follows every other task's end.
+        if self.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.all_done.notify_one(); // kept as a permit if nobody waits yet
+        }
+    }
 }
 
 /// A tokio runtime with `workers` worker threads, or a current-thread runtime for `None`.
@@ -152,7 +168,8 @@ impl Wake for Slot {
     }
 }
 
-/// Receives from all of `rxs` until every one is closed and returns the count.
+/// Receives from all of `rxs` until every one is closed and returns the sum of the
+/// values received (a checksum, as the other receivers return).
 /// Each receiver gets its own waker; one task polls only the receivers woken since
 /// its last turn (all of them at first) and drains each until it is pending, as
 /// futures' `select_all` does. None of the Debian-packaged peers offers a select over
@@ -169,7 +186,7 @@ pub async fn merge_count<R>(
     let wakers: Vec<Waker> = slots.iter().map(|slot| Waker::from(Arc::clone(slot))).collect();
     let mut closed = vec![false; rxs.len()];
     let mut open = rxs.len();
-    let mut received = 0;
+    let mut sum = 0;
     let mut turn = Vec::new();
     poll_fn(move |cx| {
         {
@@ -189,7 +206,7 @@ pub async fn merge_count<R>(
             let mut rx_cx = Context::from_waker(&wakers[i]);
             loop {
                 match poll(&mut rxs[i], &mut rx_cx) {
-                    Poll::Ready(Some(_)) => received += 1,
+                    Poll::Ready(Some(v)) => sum += v,
                     Poll::Ready(None) => {
                         closed[i] = true;
                         open -= 1;
@@ -200,7 +217,7 @@ pub async fn merge_count<R>(
             }
         }
         if open == 0 {
-            Poll::Ready(received)
+            Poll::Ready(sum)
         } else {
             Poll::Pending
         }

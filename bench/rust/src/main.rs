@@ -105,6 +105,12 @@ fn value(unit: &str, d: Duration, ops: u64) -> f64 {
     }
 }
 
+/// `1 + 2 + ... + t`: the checksum of a run whose senders (or pinger) together sent the
+/// distinct values `1..=t`.
+fn sum_to(t: u64) -> u64 {
+    t * (t + 1) / 2
+}
+
 /// One run of a row that every peer supports: its time and how many pairs, batches,
 /// messages or round trips it made.
 fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> (Duration, u64) {
@@ -112,15 +118,15 @@ fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> (Duration, u64) {
         Kind::Pairs(cap) => (P::pairs(cap, n.pairs), n.pairs),
         Kind::Batches(cap) => (P::batches(cap, BATCH, n.batch_reps), n.batch_reps),
         Kind::Threads { cap, senders, receivers } => {
-            let (d, received) = time_threads(P::thread_jobs(cap, senders, receivers, n.per_sender));
+            let (d, sum) = time_threads(P::thread_jobs(cap, senders, receivers, n.per_sender));
             let total = senders as u64 * n.per_sender;
-            assert_eq!(received, total, "{} lost messages", P::NAME);
+            assert_eq!(sum, sum_to(total), "{}: lost or duplicated messages (checksum)", P::NAME);
             (d, total)
         }
         Kind::PingPongThreads => {
-            let (d, rtts) = time_threads(P::ping_pong_threads(n.rtts));
-            assert_eq!(rtts, n.rtts);
-            (d, rtts)
+            let (d, sum) = time_threads(P::ping_pong_threads(n.rtts));
+            assert_eq!(sum, sum_to(n.rtts), "{}: lost or duplicated round trips (checksum)", P::NAME);
+            (d, n.rtts)
         }
         _ => unreachable!("task rows are filtered out by applies()"),
     }
@@ -131,9 +137,9 @@ fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> (Duration, u64) {
     match kind {
         Kind::Tasks { cap, senders, receivers } => {
             let rt = runtime(Some(TASK_WORKERS));
-            let (d, received) = time_tasks(&rt, P::tasks(cap, senders, receivers, n.per_sender));
+            let (d, sum) = time_tasks(&rt, P::tasks(cap, senders, receivers, n.per_sender));
             let total = senders as u64 * n.per_sender;
-            assert_eq!(received, total, "{} lost messages", P::NAME);
+            assert_eq!(sum, sum_to(total), "{}: lost or duplicated messages (checksum)", P::NAME);
             (d, total)
         }
         Kind::ManySenders { merged, senders, multi_thread } => {
@@ -145,16 +151,17 @@ fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> (Duration, u64) {
             } else {
                 P::tasks(1024, senders, 1, per_sender)
             };
-            let (d, received) = time_tasks(&rt, tasks);
+            let (d, sum) = time_tasks(&rt, tasks);
+            // Merged or not, sender (channel) c sent c*per_sender+1 ..= (c+1)*per_sender.
             let total = senders as u64 * per_sender;
-            assert_eq!(received, total, "{} lost messages", P::NAME);
+            assert_eq!(sum, sum_to(total), "{}: lost or duplicated messages (checksum)", P::NAME);
             (d, total)
         }
         Kind::PingPongTasks => {
             let rt = runtime(Some(2));
-            let (d, rtts) = time_tasks(&rt, P::ping_pong_tasks(n.rtts));
-            assert_eq!(rtts, n.rtts);
-            (d, rtts)
+            let (d, sum) = time_tasks(&rt, P::ping_pong_tasks(n.rtts));
+            assert_eq!(sum, sum_to(n.rtts), "{}: lost or duplicated round trips (checksum)", P::NAME);
+            (d, n.rtts)
         }
         _ => run_sync::<P>(kind, n),
     }

@@ -58,10 +58,11 @@ impl Peer for AsyncChannel {
     fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job> {
         let (tx, rx) = channel(cap);
         let mut jobs: Vec<Job> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             jobs.push(Box::new(move || {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send_blocking(i).unwrap();
                 }
                 0
@@ -70,11 +71,11 @@ impl Peer for AsyncChannel {
         for _ in 0..receivers {
             let rx = rx.clone();
             jobs.push(Box::new(move || {
-                let mut received = 0;
-                while rx.recv_blocking().is_ok() {
-                    received += 1;
+                let mut sum = 0;
+                while let Ok(v) = rx.recv_blocking() {
+                    sum += v;
                 }
-                received
+                sum
             }));
         }
         jobs
@@ -85,11 +86,14 @@ impl Peer for AsyncChannel {
         let (pong_tx, pong_rx) = bounded(1);
         vec![
             Box::new(move || {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.send_blocking(i).unwrap();
-                    pong_rx.recv_blocking().unwrap();
+                    let echo = pong_rx.recv_blocking().unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::new(move || {
                 while let Ok(v) = ping_rx.recv_blocking() {
@@ -105,10 +109,11 @@ impl AsyncPeer for AsyncChannel {
     fn tasks(cap: usize, senders: usize, receivers: usize, per_sender: u64) -> Vec<Task> {
         let (tx, rx) = bounded(cap);
         let mut tasks: Vec<Task> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             tasks.push(Box::pin(async move {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send(i).await.unwrap();
                 }
                 0
@@ -117,11 +122,11 @@ impl AsyncPeer for AsyncChannel {
         for _ in 0..receivers {
             let rx = rx.clone();
             tasks.push(Box::pin(async move {
-                let mut received = 0;
-                while rx.recv().await.is_ok() {
-                    received += 1;
+                let mut sum = 0;
+                while let Ok(v) = rx.recv().await {
+                    sum += v;
                 }
-                received
+                sum
             }));
         }
         tasks
@@ -130,11 +135,12 @@ impl AsyncPeer for AsyncChannel {
     fn merged_tasks(channels: usize, cap: usize, per_sender: u64) -> Vec<Task> {
         let mut tasks: Vec<Task> = Vec::new();
         let mut rxs = Vec::new();
-        for _ in 0..channels {
+        for c in 0..channels as u64 {
+            let first = c * per_sender + 1;
             let (tx, rx) = bounded(cap);
             rxs.push(rx);
             tasks.push(Box::pin(async move {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send(i).await.unwrap();
                 }
                 0
@@ -151,11 +157,14 @@ impl AsyncPeer for AsyncChannel {
         let (pong_tx, pong_rx) = bounded(1);
         vec![
             Box::pin(async move {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.send(i).await.unwrap();
-                    pong_rx.recv().await.unwrap();
+                    let echo = pong_rx.recv().await.unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::pin(async move {
                 while let Ok(v) = ping_rx.recv().await {

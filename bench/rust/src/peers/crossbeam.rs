@@ -54,10 +54,11 @@ impl Peer for Crossbeam {
     fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job> {
         let (tx, rx) = channel(cap);
         let mut jobs: Vec<Job> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             jobs.push(Box::new(move || {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send(i).unwrap();
                 }
                 0
@@ -66,11 +67,11 @@ impl Peer for Crossbeam {
         for _ in 0..receivers {
             let rx = rx.clone();
             jobs.push(Box::new(move || {
-                let mut received = 0;
-                while rx.recv().is_ok() {
-                    received += 1;
+                let mut sum = 0;
+                while let Ok(v) = rx.recv() {
+                    sum += v;
                 }
-                received
+                sum
             }));
         }
         jobs
@@ -81,11 +82,14 @@ impl Peer for Crossbeam {
         let (pong_tx, pong_rx) = bounded(1);
         vec![
             Box::new(move || {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.send(i).unwrap();
-                    pong_rx.recv().unwrap();
+                    let echo = pong_rx.recv().unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::new(move || {
                 while let Ok(v) = ping_rx.recv() {

@@ -58,10 +58,11 @@ impl Peer for Flume {
     fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job> {
         let (tx, rx) = channel(cap);
         let mut jobs: Vec<Job> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             jobs.push(Box::new(move || {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send(i).unwrap();
                 }
                 0
@@ -70,11 +71,11 @@ impl Peer for Flume {
         for _ in 0..receivers {
             let rx = rx.clone();
             jobs.push(Box::new(move || {
-                let mut received = 0;
-                while rx.recv().is_ok() {
-                    received += 1;
+                let mut sum = 0;
+                while let Ok(v) = rx.recv() {
+                    sum += v;
                 }
-                received
+                sum
             }));
         }
         jobs
@@ -85,11 +86,14 @@ impl Peer for Flume {
         let (pong_tx, pong_rx) = bounded(1);
         vec![
             Box::new(move || {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.send(i).unwrap();
-                    pong_rx.recv().unwrap();
+                    let echo = pong_rx.recv().unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::new(move || {
                 while let Ok(v) = ping_rx.recv() {
@@ -105,10 +109,11 @@ impl AsyncPeer for Flume {
     fn tasks(cap: usize, senders: usize, receivers: usize, per_sender: u64) -> Vec<Task> {
         let (tx, rx) = bounded(cap);
         let mut tasks: Vec<Task> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             tasks.push(Box::pin(async move {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send_async(i).await.unwrap();
                 }
                 0
@@ -117,11 +122,11 @@ impl AsyncPeer for Flume {
         for _ in 0..receivers {
             let rx = rx.clone();
             tasks.push(Box::pin(async move {
-                let mut received = 0;
-                while rx.recv_async().await.is_ok() {
-                    received += 1;
+                let mut sum = 0;
+                while let Ok(v) = rx.recv_async().await {
+                    sum += v;
                 }
-                received
+                sum
             }));
         }
         tasks
@@ -130,11 +135,12 @@ impl AsyncPeer for Flume {
     fn merged_tasks(channels: usize, cap: usize, per_sender: u64) -> Vec<Task> {
         let mut tasks: Vec<Task> = Vec::new();
         let mut rxs = Vec::new();
-        for _ in 0..channels {
+        for c in 0..channels as u64 {
+            let first = c * per_sender + 1;
             let (tx, rx) = bounded(cap);
             rxs.push(rx.into_stream());
             tasks.push(Box::pin(async move {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send_async(i).await.unwrap();
                 }
                 0
@@ -151,11 +157,14 @@ impl AsyncPeer for Flume {
         let (pong_tx, pong_rx) = bounded(1);
         vec![
             Box::pin(async move {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.send_async(i).await.unwrap();
-                    pong_rx.recv_async().await.unwrap();
+                    let echo = pong_rx.recv_async().await.unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::pin(async move {
                 while let Ok(v) = ping_rx.recv_async().await {

@@ -23,22 +23,27 @@ pub trait Peer {
     /// Rows 3-4: `reps` times `batch` try_sends then `batch` try_recvs; total time.
     fn batches(cap: Option<usize>, batch: u64, reps: u64) -> Duration;
     /// Rows 5, 6, 10-12: `senders` threads send `per_sender` messages each to
-    /// `receivers` threads that receive until the channel closes.
+    /// `receivers` threads that receive until the channel closes. Sender `s` (from 0)
+    /// sends `s*per_sender+1 ..= (s+1)*per_sender`; receivers return their values' sum.
     fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job>;
     /// Row 15-threads: two threads bounce one message `rtts` times over two
-    /// bounded(1) channels; one job reports `rtts`.
+    /// bounded(1) channels; the pinger sends `1..=rtts`, checks that each echo is the
+    /// value it sent and returns the echoes' sum.
     fn ping_pong_threads(rtts: u64) -> Vec<Job>;
 }
 
 /// Rows run as tasks on a tokio runtime (the async API).
 pub trait AsyncPeer: Peer {
     /// Rows 7-9 and 13a: `senders` tasks send `per_sender` messages each into one
-    /// channel of capacity `cap` read by `receivers` tasks until it closes.
+    /// channel of capacity `cap` read by `receivers` tasks until it closes; values
+    /// and sums as in `Peer::thread_jobs`.
     fn tasks(cap: usize, senders: usize, receivers: usize, per_sender: u64) -> Vec<Task>;
     /// Row 13b: `channels` channels of capacity `cap`, one sender task each,
-    /// merged by one receiver task (`harness::merge_count`).
+    /// merged by one receiver task (`harness::merge_count`), which returns the sum of
+    /// the values; channel `c`'s sender sends `c*per_sender+1 ..= (c+1)*per_sender`.
     fn merged_tasks(channels: usize, cap: usize, per_sender: u64) -> Vec<Task>;
     /// Row 15-tasks: two tasks bounce one message `rtts` times over two
-    /// bounded(1) channels; one task reports `rtts`.
+    /// bounded(1) channels; the pinger checks and sums the echoes as in
+    /// `Peer::ping_pong_threads`.
     fn ping_pong_tasks(rtts: u64) -> Vec<Task>;
 }

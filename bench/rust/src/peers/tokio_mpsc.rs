@@ -84,21 +84,22 @@ impl Peer for Tokio {
         // Only rows 10-12 get here, all bounded (row 6 has four receivers).
         let (tx, mut rx) = channel(cap.expect("tokio thread rows are bounded"));
         let mut jobs: Vec<Job> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             jobs.push(Box::new(move || {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.blocking_send(i).unwrap();
                 }
                 0
             }));
         }
         jobs.push(Box::new(move || {
-            let mut received = 0;
-            while rx.blocking_recv().is_some() {
-                received += 1;
+            let mut sum = 0;
+            while let Some(v) = rx.blocking_recv() {
+                sum += v;
             }
-            received
+            sum
         }));
         jobs
     }
@@ -108,11 +109,14 @@ impl Peer for Tokio {
         let (pong_tx, mut pong_rx) = channel(1);
         vec![
             Box::new(move || {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.blocking_send(i).unwrap();
-                    pong_rx.blocking_recv().unwrap();
+                    let echo = pong_rx.blocking_recv().unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::new(move || {
                 while let Some(v) = ping_rx.blocking_recv() {
@@ -129,21 +133,22 @@ impl AsyncPeer for Tokio {
         assert_eq!(receivers, 1, "tokio mpsc has a single receiver");
         let (tx, mut rx) = channel(cap);
         let mut tasks: Vec<Task> = Vec::new();
-        for _ in 0..senders {
+        for s in 0..senders as u64 {
             let tx = tx.clone();
+            let first = s * per_sender + 1;
             tasks.push(Box::pin(async move {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send(i).await.unwrap();
                 }
                 0
             }));
         }
         tasks.push(Box::pin(async move {
-            let mut received = 0;
-            while rx.recv().await.is_some() {
-                received += 1;
+            let mut sum = 0;
+            while let Some(v) = rx.recv().await {
+                sum += v;
             }
-            received
+            sum
         }));
         tasks
     }
@@ -151,11 +156,12 @@ impl AsyncPeer for Tokio {
     fn merged_tasks(channels: usize, cap: usize, per_sender: u64) -> Vec<Task> {
         let mut tasks: Vec<Task> = Vec::new();
         let mut rxs = Vec::new();
-        for _ in 0..channels {
+        for c in 0..channels as u64 {
+            let first = c * per_sender + 1;
             let (tx, rx) = channel(cap);
             rxs.push(rx);
             tasks.push(Box::pin(async move {
-                for i in 0..per_sender {
+                for i in first..first + per_sender {
                     tx.send(i).await.unwrap();
                 }
                 0
@@ -170,11 +176,14 @@ impl AsyncPeer for Tokio {
         let (pong_tx, mut pong_rx) = channel(1);
         vec![
             Box::pin(async move {
-                for i in 0..rtts {
+                let mut sum = 0;
+                for i in 1..rtts + 1 {
                     ping_tx.send(i).await.unwrap();
-                    pong_rx.recv().await.unwrap();
+                    let echo = pong_rx.recv().await.unwrap();
+                    assert_eq!(echo, i, "ping-pong echo differs from the value sent");
+                    sum += echo;
                 }
-                rtts
+                sum
             }),
             Box::pin(async move {
                 while let Some(v) = ping_rx.recv().await {
