@@ -197,6 +197,26 @@ static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
     return zc__ring_pop_fast(r, out) ? ZC_OK : zc__ring_pop_slow(r, out);
 }
 
+/* Whether a send now would find the ring full: the slot at tail still holds the previous
+ * lap's message (or a receiver is still copying it out). A guess from the senders' own
+ * line and that slot, with nothing changed. Relaxed loads: a caller that is about to
+ * wait registers first and lets its next attempt decide (that attempt's seq_cst claim
+ * or index load, [S1]/[S2], is the re-check of the Dekker pairing). */
+static inline bool zc__ring_looks_full(const zc__ring *r) {
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t stamp = atomic_load_explicit(zc__ring_stamp(r, tail & (r->mark_bit - 1)),
+                                        memory_order_relaxed);
+    return zc__ring_held_prev_lap(r, stamp, tail);
+}
+
+/* Whether a receive now would find the ring empty: nothing is published at head (or
+ * its sender is still writing). A guess, as zc__ring_looks_full (relaxed, as there). */
+static inline bool zc__ring_looks_empty(const zc__ring *r) {
+    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    return atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
+                                memory_order_relaxed) == head;
+}
+
 /* Wait, for at most `pauses` pause instructions, while the slot at the end given by
  * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps the stamp it has
  * now: a waiter that watches only that slot's line (and the index it owns) leaves the
