@@ -22,7 +22,8 @@
  *  - finish (future.c): unregister, and if a wake-up was held and the resource is ready
  *    (receive: a message held or closed; send: a free slot or closed), notify_one: the
  *    wake-up passes to the next waiter.
- *  - a poll: attempt; EMPTY/FULL -> register, attempt again (the re-check); still
+ *  - a poll: attempt (or not, if the ring looks empty/full: a guess, so either at any
+ *    time); EMPTY/FULL -> register, attempt again (the re-check); still
  *    EMPTY/FULL -> PENDING. PENDING from the ring -> unregister, wake itself, PENDING.
  *    OK/CLOSED -> finish.
  *  - close: set the mark, then notify_all on both lists (one notify_one at a time).
@@ -363,9 +364,10 @@ inline close_channel() {
 /* ---- future.c polls: s = OK, CLOSED or PENDING ---- */
 
 inline poll(L, t, s, WOULD_WAIT) {
-    if
-    :: L == RECV -> try_recv(s)
-    :: else -> try_send(s)
+    if                                /* the first attempt, or none: a ring that looks */
+    :: L == RECV -> try_recv(s)       /* empty (full) goes straight to the registration */
+    :: L == SEND -> try_send(s)       /* (zc__ring_looks_empty / _full: relaxed loads, */
+    :: s = WOULD_WAIT                 /* a guess that may be stale: any state here) */
     fi;
     registered = false;
     do
