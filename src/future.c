@@ -77,8 +77,8 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     /* A ring that looks full is not tried before registering: the attempt after the
      * registration decides, as it has to anyway. A first poll lands here when its fast
      * attempt failed, a woken one when another sender has taken the slot freed for it
-     * (13a on one thread: 0.25 such polls a message, each one full attempt, which reads
-     * the receivers' index, cheaper). */
+     * (13a on one thread: 0.25 such polls a message, each now one full attempt, with its
+     * read of the receivers' index, cheaper). */
     zc_status first = ch->bounded && zc__ring_looks_full(&ch->q.ring) ? ZC_FULL
                                                                       : zc__chan_send(ch, f->zc__msg);
     zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg, first);
