@@ -79,17 +79,17 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
      * attempt failed, a woken one when another sender has taken the slot freed for it
      * (13a on one thread: 0.25 such polls a message, each now one full attempt, with its
      * read of the receivers' index, cheaper). */
-    zc_status first = ch->bounded && zc__ring_looks_full(&ch->q.ring) ? ZC_FULL
-                                                                      : zc__chan_send(ch, f->zc__msg);
-    zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg, first);
+    bool looks_full = ch->bounded && zc__ring_looks_full(&ch->q.ring);
+    zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg,
+                                looks_full ? ZC_FULL : zc__chan_send(ch, f->zc__msg));
     if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
     return s;
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    /* The fast path: a fresh future (never registered) whose first attempt sends. The node is checked before the attempt: one that is
-     * registered or holds a wake-up must be taken off its list after a send
-     * (zc__send_wait does it). */
+    /* The fast path: a fresh future (never registered) whose first attempt sends. The
+     * node is checked before the attempt: one that is registered or holds a wake-up must
+     * be taken off its list after a send (zc__send_wait does it). */
     if (ZC__LIKELY(f && f->zc__tx && f->zc__msg && w && w->wake && !f->zc__done &&
                    zc__waitlist_is_idle(&f->zc__node)) &&
         zc__chan_send_fast(f->zc__tx->ch, f->zc__msg)) {
@@ -114,8 +114,8 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     }
     zc__chan *ch = f->zc__rx->ch;
     /* As for a send: a ring that looks empty is tried only after registering. */
-    zc_status s = ch->bounded && zc__ring_looks_empty(&ch->q.ring) ? ZC_EMPTY
-                                                                   : zc__chan_recv(ch, out);
+    bool looks_empty = ch->bounded && zc__ring_looks_empty(&ch->q.ring);
+    zc_status s = looks_empty ? ZC_EMPTY : zc__chan_recv(ch, out);
     bool registered = false;
     for (;;) {
         if (s == ZC_EMPTY) {

@@ -67,8 +67,9 @@ _Static_assert(sizeof(unsigned int) == 4, "a futex word is 32 bits");
 /* How long park looks for the permit before it sleeps: PARK_SPIN rounds, each giving the
  * CPU away with sched_yield (a system call that returns at once when nothing else is
  * runnable here). zc_send_blocking and zc_recv_blocking skip it (block.c: they spin
- * before they register, then sleep at once). Measured on the 2-vCPU development VM, zchan's bench, one
- * round trip between two threads over two bounded(1) channels (row 15-threads):
+ * before they register, then sleep at once). Measured on the 2-vCPU development VM,
+ * zchan's bench, one round trip between two threads over two bounded(1) channels (row
+ * 15-threads):
  * 200 pauses 10-11 µs, 20 pauses 4.2 µs, no spin 3.5 µs, 10 yields 1.5-2.0 µs (a
  * mutex+condvar channel: 2.8-3.7 µs); 1 sender and 1 receiver thread at capacity 16
  * (row 10): 200 pauses 7-8 ms, 10 yields 1 ms. Pause loops lose on a VM: a vCPU that
