@@ -21,6 +21,15 @@
 #define ZC__NOINLINE
 #endif
 
+/* Thread-local state read on a fast path (ring.h, segq.h): initial-exec, so that an
+ * access is a load at a fixed offset from the thread pointer, not a call, in the shared
+ * library too (which then takes its TLS from glibc's static surplus when dlopen'ed). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ZC__TLS_FAST _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define ZC__TLS_FAST _Thread_local
+#endif
+
 /* Two 64-byte lines: x86 prefetches lines in adjacent pairs, so 128 bytes keeps the
  * producer-side and consumer-side hot words from sharing a prefetch pair (crossbeam's
  * CachePadded makes the same choice on x86-64 and aarch64). */

@@ -157,25 +157,20 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out);
 
 /* Each thread's next position on the ring it last sent to (received from): the guess
- * lets the first attempt load the stamp it needs without waiting for the index load. An
- * index just claimed by a locked CAS cannot be read until that CAS completes; a load of
- * any other line can issue at once, so on a repeated send (receive) the stamp load no
- * longer sits between the index load and the next claim. Source: the local copies of
+ * lets the first attempt load the stamp it needs without waiting for the index load. A
+ * load of the line that a locked CAS just claimed waits for that CAS to complete, while
+ * loads of other lines go ahead (what the timings here fit; segq.h's seen tail rests on
+ * the same), so on a repeated send (receive) the stamp load no longer sits between the
+ * index load and the next claim. Source: the local copies of
  * the shared indices in MCRingBuffer (P. Lee, T. Bu, G. Chandranmenon, IPDPS 2010), here
  * a prediction checked against the index, never a substitute for it. A wrong guess
  * (another thread moved the index, or another ring) costs one load. Per thread, so no
- * handle's line is written; initial-exec TLS: two loads in a shared library, no call (a
- * dlopen'ed libzchan.so takes 32 bytes of glibc's static TLS surplus). */
+ * handle's line is written (ZC__TLS_FAST, atomic.h). */
 typedef struct zc__ring_guess {
     const zc__ring *ring;
     size_t pos;
 } zc__ring_guess;
 
-#if defined(__GNUC__) || defined(__clang__)
-#define ZC__TLS_FAST _Thread_local __attribute__((tls_model("initial-exec")))
-#else
-#define ZC__TLS_FAST _Thread_local
-#endif
 extern ZC__TLS_FAST zc__ring_guess zc__ring_send_guess, zc__ring_recv_guess;
 
 /* The stamp at the position guessed for ring r (viewed as v; acquire: [A1]/[A2], as the

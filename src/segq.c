@@ -141,12 +141,18 @@ struct zc__seg *zc__seg_wait_next(struct zc__seg *s) {
     }
 }
 
+ZC__TLS_FAST zc__segq_seen zc__segq_seen_tail; /* id 0: no queue's (ids start at 1) */
+
+/* Relaxed: only uniqueness is needed; every init takes its own value. */
+static _Atomic uint64_t next_id = 1;
+
 zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     if (elem_size == 0 || elem_size > (SIZE_MAX - sizeof(struct zc__seg)) / ZC__SEG_CAP - 16)
         return ZC_EINVAL;
     q->elem_size = elem_size;
     q->stride = (ZC__SEG_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
     q->seg_bytes = sizeof(struct zc__seg) + ZC__SEG_CAP * q->stride;
+    q->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
     /* Lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
     size_t start = ZC__START_POS((size_t)ZC__SEG_LAP << ZC__SEG_SHIFT);
     atomic_init(&q->head_index, start);

@@ -1,11 +1,13 @@
 /* Unit tests of the segmented unbounded queue (src/segq.h), one thread: FIFO and len
- * across segment boundaries, close, discard, and segment reuse (ASan checks the memory). */
+ * across segment boundaries, close, discard, and segment reuse (ASan checks the memory);
+ * the receive fast path's seen tail against other threads and a freed queue. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <string.h>
 
 #include "segq.h"
@@ -178,6 +180,71 @@ static void test_segq_discard_without_drop_frees_every_segment(void **state) {
     zc__segq_destroy(&q); /* ASan reports any segment left behind */
 }
 
+struct mover {
+    zc__segq *q;
+    uint64_t first, n; /* push first..first+n-1, or pop n expecting them */
+    bool pop;
+    uint64_t done; /* how many went as expected (cmocka asserts only on its own thread) */
+};
+
+static void *move_on_another_thread(void *arg) {
+    struct mover *m = arg;
+    for (; m->done < m->n; m->done++) {
+        uint64_t v = m->first + m->done, got = ~v;
+        zc_status s = m->pop ? zc__segq_pop(m->q, &got) : zc__segq_push(m->q, &v);
+        if (s != ZC_OK || (m->pop && got != v)) break;
+    }
+    return NULL;
+}
+
+/* Push (or pop) first..first+n-1 on another thread, whose seen tail is its own. */
+static void move_elsewhere(zc__segq *q, uint64_t first, uint64_t n, bool pop) {
+    struct mover m = {q, first, n, pop, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, move_on_another_thread, &m), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(m.done, n);
+}
+
+/* This thread's seen tail (the position after its last send) is reached by another
+ * thread's receives: head is at it, not behind it, so nothing is there. A receive that
+ * took it for a message would claim a position no sender has (and wait forever). */
+static void test_segq_seen_tail_reached_by_another_receiver_means_nothing(void **state) {
+    (void)state;
+    zc__segq q;
+    assert_int_equal(zc__segq_init(&q, sizeof(uint64_t)), ZC_OK);
+    for (uint64_t round = 0; round < 2 * ZC__SEG_CAP; round++) { /* across boundaries */
+        push_u64(&q, 2 * round);
+        push_u64(&q, 2 * round + 1);
+        move_elsewhere(&q, 2 * round, 2, true);
+        expect_pop_status(&q, ZC_EMPTY);
+    }
+    assert_int_equal(zc__segq_len(&q), 0);
+    zc__segq_destroy(&q);
+}
+
+/* A queue freed and another set up in the same memory: this thread's seen tail of the
+ * old one (40 messages on) must not count for the new one, whose first segment another
+ * thread made (one message through). Keyed by address, it would claim position 1. */
+static void test_segq_seen_tail_of_a_freed_queue_is_not_the_new_ones(void **state) {
+    (void)state;
+    zc__segq q;
+    assert_int_equal(zc__segq_init(&q, sizeof(uint64_t)), ZC_OK);
+    for (uint64_t i = 0; i < 40; i++)
+        push_u64(&q, i);
+    for (uint64_t i = 0; i < 40; i++)
+        expect_pop_u64(&q, i);
+    zc__segq_destroy(&q);
+    assert_int_equal(zc__segq_init(&q, sizeof(uint64_t)), ZC_OK);
+    move_elsewhere(&q, 7, 1, false);
+    move_elsewhere(&q, 7, 1, true);
+    expect_pop_status(&q, ZC_EMPTY);
+    push_u64(&q, 8);
+    expect_pop_u64(&q, 8);
+    expect_pop_status(&q, ZC_EMPTY);
+    zc__segq_destroy(&q);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segq_init_rejects_zero_and_huge_elem_size),
@@ -189,6 +256,8 @@ int main(void) {
         cmocka_unit_test(test_segq_closed_before_any_push_pops_closed),
         cmocka_unit_test(test_segq_discard_drops_each_held_message_once),
         cmocka_unit_test(test_segq_discard_without_drop_frees_every_segment),
+        cmocka_unit_test(test_segq_seen_tail_reached_by_another_receiver_means_nothing),
+        cmocka_unit_test(test_segq_seen_tail_of_a_freed_queue_is_not_the_new_ones),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
