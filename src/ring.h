@@ -161,11 +161,11 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out);
  * load of the line that a locked CAS just claimed waits for that CAS to complete, while
  * loads of other lines go ahead (what the timings here fit; segq.h's seen tail rests on
  * the same), so on a repeated send (receive) the stamp load no longer sits between the
- * index load and the next claim. Source: the local copies of
- * the shared indices in MCRingBuffer (P. Lee, T. Bu, G. Chandranmenon, IPDPS 2010), here
- * a prediction checked against the index, never a substitute for it. A wrong guess
- * (another thread moved the index, or another ring) costs one load. Per thread, so no
- * handle's line is written (ZC__TLS_FAST, atomic.h). */
+ * index load and the next claim. Source: the local copies of the shared indices in
+ * MCRingBuffer (P. Lee, T. Bu, G. Chandranmenon, IPDPS 2010), here a prediction checked
+ * against the index, never a substitute for it. A wrong guess (another thread moved the
+ * index, or another ring) costs one load. Per thread, so no handle's line is written
+ * (ZC__TLS_FAST, atomic.h). */
 typedef struct zc__ring_guess {
     const zc__ring *ring;
     size_t pos;

@@ -126,12 +126,8 @@ struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
 zc_status zc__segq_push_slow(zc__segq *q, const void *msg);
 zc_status zc__segq_pop_slow(zc__segq *q, void *out);
 
-/* The first attempt alone: true if msg was sent into a slot inside the current segment;
- * false for anything else (a boundary, the first segment, contention, closed), with
- * nothing changed. */
-/* Each thread's last known tail position of the queue it last sent to or looked at the
- * tail of: a position every earlier one of which a sender has claimed, as tail only
- * grows. A receive whose head is behind it knows a message is there (or being written,
+/* Each thread's last known tail index of the queue it last sent to or looked at the
+ * tail of: every position before it is one a sender has claimed (tail only grows). A receive whose head is behind it knows a message is there (or being written,
  * which the receive waits for) without loading tail_index: a load of the line that the
  * last send's locked CAS claimed waits for that CAS to complete, and in a send/receive
  * pair on one thread that wait was a fifth of the pair (bench row 2). Also spares a
@@ -153,6 +149,9 @@ static inline bool zc__segq_seen_past(const zc__segq *q, size_t head) {
     return k->id == q->id && k->tail - (head & ~ZC__SEG_MARK) - 1 < SIZE_MAX / 2;
 }
 
+/* The first attempt alone: true if msg was sent into a slot inside the current segment;
+ * false for anything else (a boundary, the first segment, contention, closed), with
+ * nothing changed. */
 static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
     /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
