@@ -7,12 +7,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <pthread.h>
 #include <string.h>
 
 #include "ring.h"
 
 #include "counting_waker.h"
+#include "mover.h"
 
 static void push_u64(zc__ring *r, uint64_t v) {
     assert_int_equal(zc__ring_push(r, &v), ZC_OK);
@@ -253,29 +253,12 @@ static void test_ring_alternating_rings_keep_their_own_order_and_capacity(void *
     zc__ring_destroy(&b);
 }
 
-struct mover {
-    zc__ring *r;
-    uint64_t first, n; /* push first..first+n-1, or pop n expecting them */
-    bool pop;
-    uint64_t done; /* how many went as expected (cmocka asserts only on its own thread) */
-};
+static zc_status push_op(void *q, void *msg) { return zc__ring_push(q, msg); }
+static zc_status pop_op(void *q, void *msg) { return zc__ring_pop(q, msg); }
 
-static void *move_on_another_thread(void *arg) {
-    struct mover *m = arg;
-    for (; m->done < m->n; m->done++) {
-        uint64_t v = m->first + m->done, got = ~v;
-        zc_status s = m->pop ? zc__ring_pop(m->r, &got) : zc__ring_push(m->r, &v);
-        if (s != ZC_OK || (m->pop && got != v)) break;
-    }
-    return NULL;
-}
-
-static void move_elsewhere(zc__ring *r, uint64_t first, uint64_t n, bool pop) {
-    struct mover m = {r, first, n, pop, 0};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, move_on_another_thread, &m), 0);
-    assert_int_equal(pthread_join(t, NULL), 0);
-    assert_int_equal(m.done, n);
+/* Push (or pop) first..first+n-1 on another thread, with thread-local state of its own. */
+static void move_elsewhere(zc__ring *q, uint64_t first, uint64_t n, bool pop) {
+    mover_move(q, pop ? pop_op : push_op, first, n, pop);
 }
 
 /* Another thread moves the index between two of this thread's operations, so this
