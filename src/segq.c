@@ -141,10 +141,21 @@ struct zc__seg *zc__seg_wait_next(struct zc__seg *s) {
     }
 }
 
-ZC__TLS_FAST zc__segq_seen zc__segq_seen_tail; /* id 0: no queue's (ids start at 1) */
+ZC__TLS_FAST zc__segq_seen zc__segq_seen_tail; /* id 0: no queue's (see queue_id) */
 
-/* Relaxed: only uniqueness is needed; every init takes its own value. */
-static _Atomic uint64_t next_id = 1;
+static _Atomic uint64_t queues_made;
+
+/* A queue id no other queue of this process has: a count of the queues made, above the
+ * address of that count, which differs between two copies of zchan in one process (two
+ * plugins that link it statically, say): a channel used through the other copy's
+ * functions must not match that copy's seen tails. Two copies' counts lie at least 8
+ * bytes apart, so their ids meet only after 2^20 queues; the address of a count in a
+ * mapped library is never below 2^20, so no id is 0. */
+static uint64_t queue_id(void) {
+    /* Relaxed: only uniqueness is needed; every init takes its own value. */
+    uint64_t n = atomic_fetch_add_explicit(&queues_made, 1, memory_order_relaxed);
+    return ((uint64_t)(uintptr_t)&queues_made >> 3 << 20) + n;
+}
 
 zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     if (elem_size == 0 || elem_size > (SIZE_MAX - sizeof(struct zc__seg)) / ZC__SEG_CAP - 16)
@@ -152,7 +163,7 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     q->elem_size = elem_size;
     q->stride = (ZC__SEG_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
     q->seg_bytes = sizeof(struct zc__seg) + ZC__SEG_CAP * q->stride;
-    q->id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+    q->id = queue_id();
     /* Lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
     size_t start = ZC__START_POS((size_t)ZC__SEG_LAP << ZC__SEG_SHIFT);
     atomic_init(&q->head_index, start);
