@@ -269,7 +269,8 @@ static void test_ring_guess_behind_another_threads_operations_is_not_used(void *
     (void)state;
     zc__ring r;
     uint64_t extra = 7;
-    /* Send: this thread sends at lap 1 index 0 (guess index 1); another sends at index 1
+    /* Send: this thread sends at lap 1 index 0 (guessed right, as its sends before: the
+     * guess, index 1, is read first next time); another sends at index 1
      * (its stamp becomes tail); index 2 still holds message 2: full. */
     assert_int_equal(zc__ring_init(&r, 3, sizeof(uint64_t)), ZC_OK);
     for (uint64_t i = 0; i < 3; i++)
@@ -283,19 +284,21 @@ static void test_ring_guess_behind_another_threads_operations_is_not_used(void *
         expect_pop_u64(&r, i);
     expect_pop_status(&r, ZC_EMPTY);
     zc__ring_destroy(&r);
-    /* Receive: this thread receives index 0 (guess index 1); another receives indices 1
-     * and 2 (index 1's released stamp is head + 1); nothing is at lap 1 index 0: empty.
-     * Another ring than r, so that this thread's first receive is not behind r's guess
-     * (a receive that goes past its first attempt leaves the guess as it was). */
+    /* Receive: this thread receives indices 0 and 1 (the second guessed right, so the
+     * guess, index 2, is read first next time); another receives index 2 and lap 1's
+     * index 0 (index 2's released stamp is head + 1); nothing is at lap 1 index 1: empty.
+     * Another ring than r, so that this thread's receives start with no guess for it. */
     zc__ring q;
     assert_int_equal(zc__ring_init(&q, 3, sizeof(uint64_t)), ZC_OK);
     for (uint64_t i = 0; i < 3; i++)
         push_u64(&q, i);
     expect_pop_u64(&q, 0);
-    move_elsewhere(&q, 1, 2, true);
-    expect_pop_status(&q, ZC_EMPTY);
+    expect_pop_u64(&q, 1);
     push_u64(&q, 3);
-    expect_pop_u64(&q, 3);
+    move_elsewhere(&q, 2, 2, true);
+    expect_pop_status(&q, ZC_EMPTY);
+    push_u64(&q, 4);
+    expect_pop_u64(&q, 4);
     zc__ring_destroy(&q);
 }
 
