@@ -21,9 +21,9 @@
 #define ZC__NOINLINE
 #endif
 
-/* Thread-local state read on a fast path (ring.h, segq.h): initial-exec, so that an
- * access is a load at a fixed offset from the thread pointer, not a call, in the shared
- * library too (which then takes its TLS from glibc's static surplus when dlopen'ed). */
+/* Thread-local state read on a fast path (segq.h): initial-exec, so that an access is a
+ * load at a fixed offset from the thread pointer, not a call, in the shared library too
+ * (which then takes its TLS from glibc's static surplus when dlopen'ed). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZC__TLS_FAST _Thread_local __attribute__((tls_model("initial-exec")))
 #else

@@ -50,9 +50,6 @@
 #include <string.h>
 
 
-/* The guesses of ring.h's fast paths: zeroed, so that no ring matches at first. */
-ZC__TLS_FAST zc__ring_guess zc__ring_send_guess, zc__ring_recv_guess;
-
 zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     if (cap == 0 || elem_size == 0) return ZC_EINVAL;
     /* cap < 2^(bits-2) keeps mark_bit and one_lap representable. */

@@ -14,7 +14,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 #include <zchan/status.h>
 
@@ -106,18 +105,6 @@ static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_
 /* Slot = {stamp, message}; the message follows the stamp at this offset. */
 #define ZC__RING_MSG_OFFSET sizeof(size_t)
 
-/* The read-only fields as the fast paths use them, read once into locals: after an
- * acquire load the compiler reads plain fields again (it may not move them above it). */
-typedef struct zc__ring_view {
-    unsigned char *slots;
-    size_t stride, mask, cap, one_lap, elem_size; /* mask: mark_bit - 1, the index bits */
-} zc__ring_view;
-
-static inline zc__ring_view zc__ring_view_of(const zc__ring *r) {
-    return (zc__ring_view){r->slots, r->stride, r->mark_bit - 1, r->cap, r->one_lap,
-                           r->elem_size};
-}
-
 /* The slot at index. A 16-byte slot (a message of up to 8 bytes: an integer or a
  * pointer) is found with a shift, not a multiply: the address is on the chain from the
  * index load through the stamp load to the claiming CAS, which the next operation's
@@ -125,13 +112,8 @@ static inline zc__ring_view zc__ring_view_of(const zc__ring *r) {
  * 19.5 -> 19.2-19.5 ns (minima of 40-60 runs, two or three sets each, 2-vCPU VM), for
  * 7-10 more instructions a pair (the test and branch; 16 is the likely case, laid out
  * straight: as the unlikely one, row 1 took 20.0 ns). */
-static inline unsigned char *zc__ring_view_slot(const zc__ring_view *v, size_t index) {
-    return v->slots + (ZC__LIKELY(v->stride == 16) ? index << 4 : index * v->stride);
-}
-
 static inline unsigned char *zc__ring_slot(const zc__ring *r, size_t index) {
-    zc__ring_view v = zc__ring_view_of(r);
-    return zc__ring_view_slot(&v, index);
+    return r->slots + (ZC__LIKELY(r->stride == 16) ? index << 4 : index * r->stride);
 }
 
 static inline _Atomic size_t *zc__ring_stamp(const zc__ring *r, size_t index) {
@@ -143,90 +125,40 @@ static inline unsigned char *zc__ring_msg(const zc__ring *r, size_t index) {
 }
 
 /* The position after pos: the next index in this lap, or index 0 of the next lap. */
-static inline size_t zc__ring_view_next(const zc__ring_view *v, size_t pos) {
-    return (pos & v->mask) + 1 < v->cap ? pos + 1 : (pos & ~(v->one_lap - 1)) + v->one_lap;
+static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
+    size_t index = pos & (r->mark_bit - 1);
+    size_t lap = pos & ~(r->one_lap - 1);
+    return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
 }
 
-static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
-    zc__ring_view v = zc__ring_view_of(r);
-    return zc__ring_view_next(&v, pos);
-}
 
 /* The general loops (ring.c): contention, full, empty, closed, peers mid-operation. */
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out);
-
-/* Each thread's next position on the ring it last sent to (received from): the guess
- * lets the first attempt load the stamp it needs without waiting for the index load. A
- * load of the line that a locked CAS just claimed waits for that CAS to complete, while
- * loads of other lines go ahead (what the timings here fit; segq.h's seen tail rests on
- * the same), so on a repeated send (receive) the stamp load no longer sits between the
- * index load and the next claim. Source: the local copies of the shared indices in
- * MCRingBuffer (P. Lee, T. Bu, G. Chandranmenon, IPDPS 2010), here a prediction checked
- * against the index, never a substitute for it. A wrong guess (another thread moved the
- * index) costs a load of a line another CPU is writing, which the claim then waits for:
- * 13a (512 sender tasks on two workers) took 1.7x as long. So the guess is read only
- * after the thread's last operation on the ring was itself guessed right (a run of
- * sends or receives with no other thread's in between); the guess is kept and checked
- * against the index either way. Per thread, so no handle's line is written
- * (ZC__TLS_FAST, atomic.h). */
-typedef struct zc__ring_guess {
-    const zc__ring *ring;
-    size_t pos;   /* the position after this thread's last one on ring */
-    bool trusted; /* that last position was pos's guess: read the stamp at pos first */
-} zc__ring_guess;
-
-extern ZC__TLS_FAST zc__ring_guess zc__ring_send_guess, zc__ring_recv_guess;
-
-/* The stamp at the position guessed for ring r (viewed as v; acquire: [A1]/[A2], as the
- * unguessed read), read before the index; *pos becomes the guess, or SIZE_MAX (never a
- * position: its index bits are at least cap) if the guess is for another ring or not
- * trusted. The bounds test keeps a guess left by a freed ring at the same address
- * inside this one. */
-static inline size_t zc__ring_guessed_stamp(const zc__ring *r, const zc__ring_view *v,
-                                            const zc__ring_guess *g, size_t *pos) {
-    size_t index = g->pos & v->mask;
-    if (ZC__LIKELY(g->ring == r && g->trusted && index < v->cap)) {
-        *pos = g->pos;
-        return atomic_load_explicit((_Atomic size_t *)(void *)zc__ring_view_slot(v, index),
-                                    memory_order_acquire);
-    }
-    *pos = SIZE_MAX;
-    return 0;
-}
 
 /* The first attempt alone: true if msg was sent; false for anything else (full, closed,
  * contention, a peer mid-operation), found without reading head (the receivers' line)
  * and with nothing changed. A waiting sender that spins on it (block.c) leaves the
  * receivers' line alone. Both fast paths read every field they need before the claiming
  * CAS: the CAS is a compiler barrier, after which the plain fields would be loaded
- * again. The guessed stamp stands for the slot's only when the guess is the index read:
- * a slot's stamp leaves t (free for position t) only through the claim of t, which the
- * CAS from t makes ours; so does h + 1 (published) on the receive side. */
+ * again. */
 static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
-    zc__ring_view v = zc__ring_view_of(r);
-    zc__ring_guess *g = &zc__ring_send_guess;
-    size_t guess;
-    size_t guessed = zc__ring_guessed_stamp(r, &v, g, &guess);
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    /* A marked (closed) tail fails the stamp check. */
-    unsigned char *slot = zc__ring_view_slot(&v, tail & v.mask);
+    size_t index = tail & (r->mark_bit - 1); /* a marked (closed) tail fails the stamp check */
+    unsigned char *slot = zc__ring_slot(r, index);
     _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
-    size_t next = zc__ring_view_next(&v, tail);
+    size_t next = zc__ring_next(r, tail), elem_size = r->elem_size;
     /* [A1] pairs with [R2] (ring.c map): the slot's previous message was copied out. */
-    size_t seen = tail == guess ? guessed : atomic_load_explicit(stamp, memory_order_acquire);
-    /* [S1] seq_cst claim; see the map in ring.c. */
-    if (seen == tail && atomic_compare_exchange_strong_explicit(
-                            &r->tail, &tail, next, memory_order_seq_cst, memory_order_relaxed)) {
+    if (atomic_load_explicit(stamp, memory_order_acquire) == tail &&
+        /* [S1] seq_cst claim; see the map in ring.c. */
+        atomic_compare_exchange_strong_explicit(&r->tail, &tail, next, memory_order_seq_cst,
+                                                memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(slot + ZC__RING_MSG_OFFSET, msg, v.elem_size);
+        zc__copy_msg(slot + ZC__RING_MSG_OFFSET, msg, elem_size);
         /* [R1] publish the message; pairs with [A2]. */
         atomic_store_explicit(stamp, tail + 1, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        g->trusted = g->ring == r && g->pos == tail;
-        g->ring = r;
-        g->pos = next;
         return true;
     }
     return false;
@@ -240,28 +172,22 @@ static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
  * (empty, closed, a reservation or hole, contention, a sender mid-write), found without
  * reading tail (the senders' line) and with nothing changed. */
 static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
-    zc__ring_view v = zc__ring_view_of(r);
-    zc__ring_guess *g = &zc__ring_recv_guess;
-    size_t guess;
-    size_t guessed = zc__ring_guessed_stamp(r, &v, g, &guess);
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    unsigned char *slot = zc__ring_view_slot(&v, head & v.mask);
+    size_t index = head & (r->mark_bit - 1);
+    unsigned char *slot = zc__ring_slot(r, index);
     _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
-    size_t next = zc__ring_view_next(&v, head);
+    size_t next = zc__ring_next(r, head), elem_size = r->elem_size, one_lap = r->one_lap;
     /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
-    size_t seen = head == guess ? guessed : atomic_load_explicit(stamp, memory_order_acquire);
-    /* [S1] seq_cst claim. */
-    if (seen == head + 1 && atomic_compare_exchange_strong_explicit(
-                                &r->head, &head, next, memory_order_seq_cst, memory_order_relaxed)) {
+    if (atomic_load_explicit(stamp, memory_order_acquire) == head + 1 &&
+        /* [S1] seq_cst claim. */
+        atomic_compare_exchange_strong_explicit(&r->head, &head, next, memory_order_seq_cst,
+                                                memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(out, slot + ZC__RING_MSG_OFFSET, v.elem_size);
+        zc__copy_msg(out, slot + ZC__RING_MSG_OFFSET, elem_size);
         /* [R2] release the slot for the next lap; pairs with [A1]. */
-        atomic_store_explicit(stamp, head + v.one_lap, memory_order_release);
+        atomic_store_explicit(stamp, head + one_lap, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        g->trusted = g->ring == r && g->pos == head;
-        g->ring = r;
-        g->pos = next;
         return true;
     }
     return false;

@@ -1,7 +1,7 @@
 /* The shared library loaded at run time (dlopen), not linked: its thread-local state
- * (the rings' initial-exec guesses, src/ring.h; the queues' seen tails, src/segq.h) must
- * fit the static TLS space that glibc keeps for modules loaded later, and a thread that
- * existed before the dlopen must be able to use it. Two copies of the library in one
+ * (the unbounded queues' initial-exec seen tails, src/segq.h) must fit the static TLS
+ * space that glibc keeps for modules loaded later, and a thread that existed before
+ * the dlopen must be able to use it. Two copies of the library in one
  * process (ZCHAN_COPY_A/B: the same file under two names, as two plugins that each link
  * zchan statically would have) must not take each other's channels for their own. This
  * binary links no zchan library; ZCHAN_SHARED_PATH names the one the build made. */

@@ -1,6 +1,5 @@
 /* Unit tests of the bounded ring (src/ring.h), one thread: exact capacity for any cap,
- * FIFO across laps, empty/full/closed statuses, len, and discard; the fast paths' guess
- * of the next position against other rings, other threads and a freed ring. */
+ * FIFO across laps, empty/full/closed statuses, len, and discard. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +11,6 @@
 #include "ring.h"
 
 #include "counting_waker.h"
-#include "mover.h"
 
 static void push_u64(zc__ring *r, uint64_t v) {
     assert_int_equal(zc__ring_push(r, &v), ZC_OK);
@@ -223,110 +221,6 @@ static void test_ring_discard_of_an_empty_ring_drops_nothing(void **state) {
     zc__ring_destroy(&r);
 }
 
-/* The fast paths guess each thread's next position from its last operation on a ring
- * (ring.h). Alternating two rings makes every guess one for the other ring; the exact
- * statuses and order show that no guessed stamp stood in for another ring's slot. */
-static void test_ring_alternating_rings_keep_their_own_order_and_capacity(void **state) {
-    (void)state;
-    zc__ring a, b;
-    assert_int_equal(zc__ring_init(&a, 3, sizeof(uint64_t)), ZC_OK);
-    assert_int_equal(zc__ring_init(&b, 4, sizeof(uint64_t)), ZC_OK);
-    for (int lap = 0; lap < 20; lap++) {
-        uint64_t base = (uint64_t)lap * 1000;
-        for (uint64_t i = 0; i < 3; i++) {
-            push_u64(&a, base + i);
-            push_u64(&b, base + 100 + i);
-        }
-        uint64_t extra = 7;
-        assert_int_equal(zc__ring_push(&a, &extra), ZC_FULL);
-        push_u64(&b, base + 103);
-        assert_int_equal(zc__ring_push(&b, &extra), ZC_FULL);
-        for (uint64_t i = 0; i < 3; i++) {
-            expect_pop_u64(&a, base + i);
-            expect_pop_u64(&b, base + 100 + i);
-        }
-        expect_pop_status(&a, ZC_EMPTY);
-        expect_pop_u64(&b, base + 103);
-        expect_pop_status(&b, ZC_EMPTY);
-    }
-    zc__ring_destroy(&a);
-    zc__ring_destroy(&b);
-}
-
-static zc_status push_op(void *q, void *msg) { return zc__ring_push(q, msg); }
-static zc_status pop_op(void *q, void *msg) { return zc__ring_pop(q, msg); }
-
-/* Push (or pop) first..first+n-1 on another thread, with thread-local state of its own. */
-static void move_elsewhere(zc__ring *q, uint64_t first, uint64_t n, bool pop) {
-    mover_move(q, pop ? pop_op : push_op, first, n, pop);
-}
-
-/* Another thread moves the index between two of this thread's operations, so this
- * thread's guess (the position after its last one) is behind. Each case is one where the
- * guessed slot's stamp equals what the index's slot would need: taking the guess for the
- * index would overwrite a message not yet received, or receive from an empty slot. */
-static void test_ring_guess_behind_another_threads_operations_is_not_used(void **state) {
-    (void)state;
-    zc__ring r;
-    uint64_t extra = 7;
-    /* Send: this thread sends at lap 1 index 0 (guessed right, as its sends before: the
-     * guess, index 1, is read first next time); another sends at index 1
-     * (its stamp becomes tail); index 2 still holds message 2: full. */
-    assert_int_equal(zc__ring_init(&r, 3, sizeof(uint64_t)), ZC_OK);
-    for (uint64_t i = 0; i < 3; i++)
-        push_u64(&r, i);
-    expect_pop_u64(&r, 0);
-    expect_pop_u64(&r, 1);
-    push_u64(&r, 3);
-    move_elsewhere(&r, 4, 1, false);
-    assert_int_equal(zc__ring_push(&r, &extra), ZC_FULL);
-    for (uint64_t i = 2; i < 5; i++)
-        expect_pop_u64(&r, i);
-    expect_pop_status(&r, ZC_EMPTY);
-    zc__ring_destroy(&r);
-    /* Receive: this thread receives indices 0 and 1 (the second guessed right, so the
-     * guess, index 2, is read first next time); another receives index 2 and lap 1's
-     * index 0 (index 2's released stamp is head + 1); nothing is at lap 1 index 1: empty.
-     * Another ring than r, so that this thread's receives start with no guess for it. */
-    zc__ring q;
-    assert_int_equal(zc__ring_init(&q, 3, sizeof(uint64_t)), ZC_OK);
-    for (uint64_t i = 0; i < 3; i++)
-        push_u64(&q, i);
-    expect_pop_u64(&q, 0);
-    expect_pop_u64(&q, 1);
-    push_u64(&q, 3);
-    move_elsewhere(&q, 2, 2, true);
-    expect_pop_status(&q, ZC_EMPTY);
-    push_u64(&q, 4);
-    expect_pop_u64(&q, 4);
-    zc__ring_destroy(&q);
-}
-
-/* A ring freed and another set up at the same address: this thread's guess (position
- * 90 of a 100-slot ring) names the new ring but lies past its slots; it must not be read
- * there (the ASan preset sees a read out of bounds) nor used. */
-static void test_ring_guess_left_by_a_freed_ring_at_the_same_address(void **state) {
-    (void)state;
-    zc__ring r;
-    assert_int_equal(zc__ring_init(&r, 100, sizeof(uint64_t)), ZC_OK);
-    for (uint64_t i = 0; i < 90; i++)
-        push_u64(&r, i);
-    for (uint64_t i = 0; i < 90; i++)
-        expect_pop_u64(&r, i);
-    zc__ring_destroy(&r);
-    assert_int_equal(zc__ring_init(&r, 2, sizeof(uint64_t)), ZC_OK);
-    for (uint64_t lap = 0; lap < 10; lap++) {
-        push_u64(&r, 2 * lap);
-        push_u64(&r, 2 * lap + 1);
-        uint64_t extra = 7;
-        assert_int_equal(zc__ring_push(&r, &extra), ZC_FULL);
-        expect_pop_u64(&r, 2 * lap);
-        expect_pop_u64(&r, 2 * lap + 1);
-        expect_pop_status(&r, ZC_EMPTY);
-    }
-    zc__ring_destroy(&r);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ring_init_rejects_zero_capacity_and_zero_elem_size),
@@ -341,9 +235,6 @@ int main(void) {
         cmocka_unit_test(test_ring_discard_hands_each_held_message_to_drop_once),
         cmocka_unit_test(test_ring_discard_without_drop_empties_the_ring),
         cmocka_unit_test(test_ring_discard_of_an_empty_ring_drops_nothing),
-        cmocka_unit_test(test_ring_alternating_rings_keep_their_own_order_and_capacity),
-        cmocka_unit_test(test_ring_guess_behind_another_threads_operations_is_not_used),
-        cmocka_unit_test(test_ring_guess_left_by_a_freed_ring_at_the_same_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
