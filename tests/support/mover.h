@@ -1,6 +1,6 @@
-/* mover.h: push or pop a run of uint64_t values on another thread, for the unit tests
- * of the queues' fast paths (test_ring.c, test_segq.c), whose thread-local state
- * (src/ring.h guesses, src/segq.h seen tails) is per thread. Include after cmocka.h. */
+/* mover.h: push or pop a run of uint64_t values on another thread, for unit tests of a
+ * queue's fast path whose thread-local state is per thread (test_segq.c: the seen tails
+ * of src/segq.h). Include after cmocka.h. */
 #ifndef ZCHAN_TESTS_MOVER_H
 #define ZCHAN_TESTS_MOVER_H
 
