@@ -1,10 +1,10 @@
 /* The shared library loaded at run time (dlopen), not linked: its thread-local state
  * (the unbounded queues' initial-exec seen tails, src/segq.h) must fit the static TLS
  * space that glibc keeps for modules loaded later, and a thread that existed before
- * the dlopen must be able to use it. Two copies of the library in one
- * process (ZCHAN_COPY_A/B: the same file under two names, as two plugins that each link
- * zchan statically would have) must not take each other's channels for their own. This
- * binary links no zchan library; ZCHAN_SHARED_PATH names the one the build made. */
+ * the dlopen must be able to use it. Two copies of the library in one process
+ * (ZCHAN_COPY_A/B: the same file under two names, as two plugins that each link zchan
+ * statically would have) must not take each other's channels for their own. This binary
+ * links no zchan library; ZCHAN_SHARED_PATH names the one the build made. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
