@@ -7,12 +7,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <string.h>
 
 #include "segq.h"
 
 #include "counting_waker.h"
-#include "mover.h"
 
 static void push_u64(zc__segq *q, uint64_t v) {
     assert_int_equal(zc__segq_push(q, &v), ZC_OK);
@@ -180,12 +180,30 @@ static void test_segq_discard_without_drop_frees_every_segment(void **state) {
     zc__segq_destroy(&q); /* ASan reports any segment left behind */
 }
 
-static zc_status push_op(void *q, void *msg) { return zc__segq_push(q, msg); }
-static zc_status pop_op(void *q, void *msg) { return zc__segq_pop(q, msg); }
+struct mover {
+    zc__segq *q;
+    uint64_t first, n; /* push first..first+n-1, or pop n expecting them */
+    bool pop;
+    uint64_t done; /* how many went as expected (cmocka asserts only on its own thread) */
+};
 
-/* Push (or pop) first..first+n-1 on another thread, with thread-local state of its own. */
+static void *move_on_another_thread(void *arg) {
+    struct mover *m = arg;
+    for (; m->done < m->n; m->done++) {
+        uint64_t v = m->first + m->done, got = ~v;
+        zc_status s = m->pop ? zc__segq_pop(m->q, &got) : zc__segq_push(m->q, &v);
+        if (s != ZC_OK || (m->pop && got != v)) break;
+    }
+    return NULL;
+}
+
+/* Push (or pop) first..first+n-1 on another thread, whose seen tail is its own. */
 static void move_elsewhere(zc__segq *q, uint64_t first, uint64_t n, bool pop) {
-    mover_move(q, pop ? pop_op : push_op, first, n, pop);
+    struct mover m = {q, first, n, pop, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, move_on_another_thread, &m), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(m.done, n);
 }
 
 /* This thread's seen tail (the position after its last send) is reached by another
