@@ -1,5 +1,5 @@
 # Cross-compile zchan for 64-bit Arm Linux with Debian's cross toolchain, and let ctest run
-# the binaries under qemu-user (scripts/cross-aarch64.sh does all of this):
+# the binaries under qemu-user (scripts/cross.sh aarch64 does all of this):
 #     apt-get install gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 #     dpkg --add-architecture arm64 && apt-get update && apt-get install libcmocka-dev:arm64
 #     cmake -S . -B build/aarch64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64.cmake

@@ -4,7 +4,7 @@
 # AddressSanitizer+UBSan (clang) and ThreadSanitizer (gcc); the unit tests with the
 # condvar parker; the reliability tests and a 30 s soak with the library's race-window
 # hooks; the public-header contract check; the installed-package test; valgrind, aarch64
-# under qemu-user, a short fuzz run; and the benchmarks in quick mode.
+# under qemu-user, 32-bit x86 (i686), a short fuzz run; and the benchmarks in quick mode.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Ends with a
 # line "N passed, M failed" (N, M count tests) and exits non-zero if anything failed.
 # Usage: scripts/test.sh
@@ -67,10 +67,11 @@ else
     echo "== contract: skipped (no ../shared/spec beside the project)"
 fi
 step package tests/package/run.sh
-# Reliability: memcheck, aarch64 under qemu-user, a short fuzz run. (The waiter-list model
+# Reliability: memcheck, aarch64 under qemu-user, 32-bit x86 (i686), a short fuzz run. (The waiter-list model
 # runs in the dev preset's ctest, label model.)
 step valgrind scripts/valgrind.sh
-step aarch64 scripts/cross-aarch64.sh
+step aarch64 scripts/cross.sh aarch64
+step i686 scripts/cross.sh i686
 if [ -x tests/fuzz/run.sh ]; then step fuzz tests/fuzz/run.sh 60; fi
 # The benchmarks must keep building and running (times are not judged here): quick mode,
 # in its own build folder, writing bench/results/quick.* (ignored by git).
