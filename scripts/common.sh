@@ -16,8 +16,12 @@ zc_need_packages() {
     [ "$(id -u)" = 0 ] || sudo=(sudo)
     log=$(mktemp)
     echo "installing ${missing[*]} (apt-get)"
-    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update >"$log" 2>&1 ||
-       ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+    # An update that fails for some index (a mirror caught mid-sync: "File has unexpected
+    # size") still refreshes the others, and apt keeps the old copy of that one: go on to
+    # the install, which fails by itself if what it needs is not there.
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update >"$log" 2>&1 ||
+        echo "apt-get update reported errors; installing from the indexes it has" >&2
+    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
             --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
         tail -n 30 "$log"; rm -f "$log"
         echo "apt-get could not install: ${missing[*]}" >&2
