@@ -221,10 +221,13 @@ def write_png(lines, path, note):
             vals = [f"{med[(r, i)] / z:.4g}" if (r, i) in med and med[(r, i)] > 0 else "?"
                     for i in impls]
             dat.write(f'"{r}" ' + " ".join(vals) + "\n")
+    def quoted(text):  # a gnuplot single-quoted string: a quote inside is doubled
+        return "'" + text.replace("'", "''") + "'"
+    title = f"time relative to zchan (median of runs; below 1 = faster than zchan), {note}"
     script = f"""
 set terminal pngcairo size 1400,600 noenhanced
-set output '{path}'
-set title 'time relative to zchan (median of runs; below 1 = faster than zchan), {note}'
+set output {quoted(path)}
+set title {quoted(title)}
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.9 border -1
@@ -236,7 +239,7 @@ set key outside right top
 set xlabel 'row'
 set xtics rotate by -25
 colors = "{' '.join(COLORS.get(i, '#808080') for i in impls)}"
-plot for [i=2:{len(impls) + 1}] '{dat.name}' using i:xtic(1) title columnheader(i) \
+plot for [i=2:{len(impls) + 1}] {quoted(dat.name)} using i:xtic(1) title columnheader(i) \
     lc rgb word(colors, i - 1)
 """
     try:
