@@ -46,8 +46,56 @@
  *   zc_status name_recv_poll(name_recv *f, const zc_waker *w, T *out)       zc_recv_poll
  *   void name_recv_cancel(name_recv *f)                                   zc_recv_cancel
  *
+ * Batches (zchan/batch.h): msgs and out are arrays of T, n and max counts of T.
+ *   zc_status name_try_send_many(name_sender *tx, const T *msgs, size_t n, size_t *sent,
+ *                                unsigned flags)                     zc_try_send_many
+ *   zc_status name_try_recv_many(name_receiver *rx, T *out, size_t max, size_t *got)
+ *                                                                    zc_try_recv_many
+ *   zc_status name_send_many_blocking(tx, msgs, n, sent, flags)  zc_send_many_blocking
+ *   zc_status name_send_many_timeout(tx, msgs, n, sent, flags, timeout_ns)
+ *                                                                zc_send_many_timeout
+ *   zc_status name_recv_many_blocking(rx, out, max, got)         zc_recv_many_blocking
+ *   zc_status name_recv_many_timeout(rx, out, max, got, timeout_ns)
+ *                                                                zc_recv_many_timeout
+ *   name_send_many                          batch send future (zc_send_many)
+ *   void name_send_many_init(name_send_many *f, name_sender *tx, const T *msgs, size_t n,
+ *                            unsigned flags)   zc_send_many_init (msgs is borrowed)
+ *   zc_status name_send_many_poll(name_send_many *f, const zc_waker *w) zc_send_many_poll
+ *   size_t name_send_many_sent(const name_send_many *f)             zc_send_many_sent
+ *   void name_send_many_cancel(name_send_many *f)                  zc_send_many_cancel
+ *   name_recv_many                          batch receive future (zc_recv_many)
+ *   void name_recv_many_init(name_recv_many *f, name_receiver *rx)   zc_recv_many_init
+ *   zc_status name_recv_many_poll(name_recv_many *f, const zc_waker *w, T *out,
+ *                                 size_t max, size_t *got)           zc_recv_many_poll
+ *   void name_recv_many_cancel(name_recv_many *f)                  zc_recv_many_cancel
+ *
+ * The two-phase send (zchan/permit.h):
+ *   name_permit                                  a reserved place (zc_permit)
+ *   zc_status name_try_reserve(name_sender *tx, name_permit *p)        zc_try_reserve
+ *   zc_status name_reserve_blocking(name_sender *tx, name_permit *p) zc_reserve_blocking
+ *   zc_status name_reserve_timeout(tx, p, timeout_ns)                zc_reserve_timeout
+ *   name_reserve                                 reservation future (zc_reserve)
+ *   void name_reserve_init(name_reserve *f, name_sender *tx, name_permit *p)
+ *                                                                     zc_reserve_init
+ *   zc_status name_reserve_poll(name_reserve *f, const zc_waker *w)   zc_reserve_poll
+ *   void name_reserve_cancel(name_reserve *f)                       zc_reserve_cancel
+ *   zc_status name_permit_commit(name_permit *p, T msg)                zc_permit_commit
+ *   zc_status name_permit_release(name_permit *p)                     zc_permit_release
+ *
+ * Select cases (zchan/select.h; the select itself is untyped, its cases are not) and
+ * close futures (zchan/closed.h; only their init takes a handle):
+ *   void name_select_recv_case(zc_select_case *c, name_receiver *rx, T *out)
+ *                                                                 zc_select_recv_case
+ *   void name_select_send_case(zc_select_case *c, name_sender *tx, const T *msg)
+ *                                                 zc_select_send_case (msg is borrowed)
+ *   void name_sender_closed_init(zc_sender_closed *f, name_sender *tx)
+ *                                                               zc_sender_closed_init
+ *   void name_receiver_closed_init(zc_receiver_closed *f, name_receiver *rx)
+ *                                                             zc_receiver_closed_init
+ *
  * The typed futures' poll returns ZC_EINVAL for a NULL future, and their init and cancel
- * do nothing with one, as the byte futures do. The _with constructors take the
+ * do nothing with one, as the byte futures do; a NULL permit is passed on as NULL
+ * (ZC_EINVAL from the call that needs it). The _with constructors take the
  * byte-level drop_msg(void *msg, void *ctx) of zc_config: msg points at the sizeof(T)
  * bytes of one T that no receiver will take, possibly not aligned for T, so copy it
  * out with memcpy before use.
@@ -80,7 +128,8 @@
  *
  * | call                   | concurrent with                                          |
  * |------------------------|----------------------------------------------------------|
- * | every name_* function  | as its zc_* counterpart (see zchan/mpmc.h, zchan/block.h) |
+ * | every name_* function  | as its zc_* counterpart (zchan/mpmc.h, block.h, batch.h,  |
+ * |                        | permit.h, select.h, closed.h)                            |
  */
 #ifndef ZCHAN_TYPED_H
 #define ZCHAN_TYPED_H
@@ -89,8 +138,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <zchan/batch.h>
 #include <zchan/block.h>
+#include <zchan/closed.h>
 #include <zchan/mpmc.h>
+#include <zchan/permit.h>
+#include <zchan/select.h>
 #include <zchan/status.h>
 #include <zchan/waker.h>
 
@@ -126,6 +179,22 @@
     typedef struct name##_recv {                                                           \
         zc_recv zc__fut;                                                                   \
     } name##_recv;                                                                         \
+    /** A batch send future of name (it borrows the array it sends). Fields private. */    \
+    typedef struct name##_send_many {                                                      \
+        zc_send_many zc__fut;                                                              \
+    } name##_send_many;                                                                    \
+    /** A batch receive future of name. Fields private. */                                 \
+    typedef struct name##_recv_many {                                                      \
+        zc_recv_many zc__fut;                                                              \
+    } name##_recv_many;                                                                    \
+    /** A place reserved in a channel of name. Fields private. */                          \
+    typedef struct name##_permit {                                                         \
+        zc_permit zc__permit;                                                              \
+    } name##_permit;                                                                       \
+    /** A reservation future of name. Fields private. */                                   \
+    typedef struct name##_reserve {                                                        \
+        zc_reserve zc__fut;                                                                \
+    } name##_reserve;                                                                      \
                                                                                            \
     ZC__TYPED_FN zc_status name##_bounded_with(size_t cap,                                 \
                                                void (*drop_msg)(void *msg, void *ctx),     \
@@ -229,6 +298,112 @@
     ZC__TYPED_FN void name##_recv_cancel(name##_recv *f) {                                 \
         if (f != NULL)                                                                     \
             zc_recv_cancel(&f->zc__fut);                                                   \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN zc_status name##_try_send_many(name##_sender *tx, const T *msgs,          \
+                                                size_t n, size_t *sent, unsigned flags) {  \
+        return zc_try_send_many(ZC__CAST(zc_sender *, tx), msgs, n, sent, flags);          \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_try_recv_many(name##_receiver *rx, T *out, size_t max,   \
+                                                size_t *got) {                             \
+        return zc_try_recv_many(ZC__CAST(zc_receiver *, rx), out, max, got);               \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_many_blocking(name##_sender *tx, const T *msgs,     \
+                                                     size_t n, size_t *sent,               \
+                                                     unsigned flags) {                     \
+        return zc_send_many_blocking(ZC__CAST(zc_sender *, tx), msgs, n, sent, flags);     \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_many_timeout(name##_sender *tx, const T *msgs,      \
+                                                    size_t n, size_t *sent,                \
+                                                    unsigned flags, uint64_t timeout_ns) { \
+        return zc_send_many_timeout(ZC__CAST(zc_sender *, tx), msgs, n, sent, flags,       \
+                                    timeout_ns);                                           \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_many_blocking(name##_receiver *rx, T *out,          \
+                                                     size_t max, size_t *got) {            \
+        return zc_recv_many_blocking(ZC__CAST(zc_receiver *, rx), out, max, got);          \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_many_timeout(name##_receiver *rx, T *out,           \
+                                                    size_t max, size_t *got,               \
+                                                    uint64_t timeout_ns) {                 \
+        return zc_recv_many_timeout(ZC__CAST(zc_receiver *, rx), out, max, got,            \
+                                    timeout_ns);                                           \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_send_many_init(name##_send_many *f, name##_sender *tx,        \
+                                            const T *msgs, size_t n, unsigned flags) {     \
+        if (f != NULL)                                                                     \
+            zc_send_many_init(&f->zc__fut, ZC__CAST(zc_sender *, tx), msgs, n, flags);     \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_many_poll(name##_send_many *f, const zc_waker *w) { \
+        return f == NULL ? ZC_EINVAL : zc_send_many_poll(&f->zc__fut, w);                  \
+    }                                                                                      \
+    ZC__TYPED_FN size_t name##_send_many_sent(const name##_send_many *f) {                 \
+        return f == NULL ? 0 : zc_send_many_sent(&f->zc__fut);                             \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_send_many_cancel(name##_send_many *f) {                       \
+        if (f != NULL)                                                                     \
+            zc_send_many_cancel(&f->zc__fut);                                              \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_many_init(name##_recv_many *f, name##_receiver *rx) {    \
+        if (f != NULL)                                                                     \
+            zc_recv_many_init(&f->zc__fut, ZC__CAST(zc_receiver *, rx));                   \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_many_poll(name##_recv_many *f, const zc_waker *w,   \
+                                                 T *out, size_t max, size_t *got) {        \
+        return f == NULL ? ZC_EINVAL : zc_recv_many_poll(&f->zc__fut, w, out, max, got);   \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_many_cancel(name##_recv_many *f) {                       \
+        if (f != NULL)                                                                     \
+            zc_recv_many_cancel(&f->zc__fut);                                              \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN zc_status name##_try_reserve(name##_sender *tx, name##_permit *p) {       \
+        return zc_try_reserve(ZC__CAST(zc_sender *, tx),                                   \
+                              p == NULL ? NULL : &p->zc__permit);                          \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_reserve_blocking(name##_sender *tx, name##_permit *p) {  \
+        return zc_reserve_blocking(ZC__CAST(zc_sender *, tx),                              \
+                                   p == NULL ? NULL : &p->zc__permit);                     \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_reserve_timeout(name##_sender *tx, name##_permit *p,     \
+                                                  uint64_t timeout_ns) {                   \
+        return zc_reserve_timeout(ZC__CAST(zc_sender *, tx),                               \
+                                  p == NULL ? NULL : &p->zc__permit, timeout_ns);          \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_reserve_init(name##_reserve *f, name##_sender *tx,            \
+                                          name##_permit *p) {                              \
+        if (f != NULL)                                                                     \
+            zc_reserve_init(&f->zc__fut, ZC__CAST(zc_sender *, tx),                        \
+                            p == NULL ? NULL : &p->zc__permit);                            \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_reserve_poll(name##_reserve *f, const zc_waker *w) {     \
+        return f == NULL ? ZC_EINVAL : zc_reserve_poll(&f->zc__fut, w);                    \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_reserve_cancel(name##_reserve *f) {                           \
+        if (f != NULL)                                                                     \
+            zc_reserve_cancel(&f->zc__fut);                                                \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_permit_commit(name##_permit *p, T msg) {                 \
+        return zc_permit_commit(p == NULL ? NULL : &p->zc__permit, &msg);                  \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_permit_release(name##_permit *p) {                       \
+        return zc_permit_release(p == NULL ? NULL : &p->zc__permit);                       \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN void name##_select_recv_case(zc_select_case *c, name##_receiver *rx,      \
+                                              T *out) {                                    \
+        zc_select_recv_case(c, ZC__CAST(zc_receiver *, rx), out);                          \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_select_send_case(zc_select_case *c, name##_sender *tx,        \
+                                              const T *msg) {                              \
+        zc_select_send_case(c, ZC__CAST(zc_sender *, tx), msg);                            \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_sender_closed_init(zc_sender_closed *f, name##_sender *tx) {  \
+        zc_sender_closed_init(f, ZC__CAST(zc_sender *, tx));                               \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_receiver_closed_init(zc_receiver_closed *f,                   \
+                                                  name##_receiver *rx) {                   \
+        zc_receiver_closed_init(f, ZC__CAST(zc_receiver *, rx));                           \
     }
 
 #endif /* ZCHAN_TYPED_H */

@@ -1,5 +1,6 @@
 /* Unit tests of zchan/typed.h: a channel of a struct type through every generated
- * function, futures and the blocking layer included. (typed_wrong_type.c, compiled by
+ * function: futures, the blocking layer, batches, permits, select cases and close
+ * futures included. (typed_wrong_type.c, compiled by
  * ctest, checks that the wrong type does not compile.) */
 #include <stdarg.h>
 #include <stddef.h>
@@ -231,6 +232,172 @@ static void test_typed_blocking_and_timeout_forms(void **state) {
     readings_receiver_drop(rx);
 }
 
+static void test_typed_batches_move_arrays_of_t(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(4, &tx, &rx), ZC_OK);
+    reading in[6], out[6];
+    for (int i = 0; i < 6; i++) in[i] = make_reading(i + 1);
+    size_t sent = 99, got = 99;
+    /* Capacity 4: the first four go, the rest are the caller's. */
+    assert_int_equal(readings_try_send_many(tx, in, 6, &sent, 0), ZC_FULL);
+    assert_int_equal(sent, 4);
+    assert_int_equal(readings_try_send_many(tx, in + 4, 2, &sent, ZC_ALL_OR_NOTHING), ZC_FULL);
+    assert_int_equal(sent, 0);
+    assert_int_equal(readings_try_recv_many(rx, out, 3, &got), ZC_OK);
+    assert_int_equal(got, 3);
+    for (int i = 0; i < 3; i++) expect_reading(&out[i], i + 1);
+    assert_int_equal(readings_send_many_blocking(tx, in + 4, 2, &sent, 0), ZC_OK);
+    assert_int_equal(sent, 2);
+    /* Three held, one place free: all or nothing of two times out. */
+    assert_int_equal(readings_send_many_timeout(tx, in, 2, &sent, ZC_ALL_OR_NOTHING, 0),
+                     ZC_TIMEDOUT);
+    assert_int_equal(sent, 0);
+    assert_int_equal(readings_recv_many_blocking(rx, out, 6, &got), ZC_OK);
+    assert_int_equal(got, 3);
+    for (int i = 0; i < 3; i++) expect_reading(&out[i], i + 4);
+    assert_int_equal(readings_recv_many_timeout(rx, out, 6, &got, 0), ZC_TIMEDOUT);
+    assert_int_equal(got, 0);
+    readings_sender_drop(tx);
+    assert_int_equal(readings_recv_many_timeout(rx, out, 6, &got, UINT64_MAX), ZC_CLOSED);
+    readings_receiver_drop(rx);
+}
+
+static void test_typed_batch_futures_pend_wake_and_complete(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(2, &tx, &rx), ZC_OK);
+    counting_waker rcw, scw;
+    counting_waker_init(&rcw);
+    counting_waker_init(&scw);
+    zc_waker rw = counting_waker_of(&rcw), sw = counting_waker_of(&scw);
+    reading in[3] = {make_reading(1), make_reading(2), make_reading(3)}, out[3];
+    size_t got = 99;
+
+    readings_recv_many r;
+    readings_recv_many_init(&r, rx);
+    assert_int_equal(readings_recv_many_poll(&r, &rw, out, 3, &got), ZC_PENDING);
+    readings_send_many s;
+    readings_send_many_init(&s, tx, in, 3, 0);
+    assert_int_equal(readings_send_many_poll(&s, &sw), ZC_PENDING); /* 2 of 3 fit */
+    assert_int_equal(readings_send_many_sent(&s), 2);
+    assert_int_equal(counting_waker_count(&rcw), 1);
+    assert_int_equal(readings_recv_many_poll(&r, &rw, out, 3, &got), ZC_OK);
+    assert_int_equal(got, 2);
+    expect_reading(&out[0], 1);
+    expect_reading(&out[1], 2);
+    assert_int_equal(counting_waker_count(&scw), 1);
+    assert_int_equal(readings_send_many_poll(&s, &sw), ZC_OK);
+    assert_int_equal(readings_send_many_sent(&s), 3);
+    assert_int_equal(readings_recv_many_poll(&r, &rw, out, 3, &got), ZC_OK);
+    assert_int_equal(got, 1);
+    expect_reading(&out[0], 3);
+
+    /* Cancelled pending futures are not woken by the close. */
+    assert_int_equal(readings_recv_many_poll(&r, &rw, out, 3, &got), ZC_PENDING);
+    readings_recv_many_cancel(&r);
+    readings_send_many_cancel(&s); /* completed: nothing to do */
+    assert_true(readings_sender_close(tx));
+    assert_int_equal(counting_waker_count(&rcw), 1); /* only the send's wake, before */
+    assert_int_equal(readings_recv_many_poll(&r, &rw, out, 3, &got), ZC_CLOSED);
+
+    readings_send_many_init(NULL, tx, in, 1, 0);
+    readings_send_many_cancel(NULL);
+    readings_recv_many_init(NULL, rx);
+    readings_recv_many_cancel(NULL);
+    assert_int_equal(readings_send_many_poll(NULL, &sw), ZC_EINVAL);
+    assert_int_equal(readings_send_many_sent(NULL), 0);
+    assert_int_equal(readings_recv_many_poll(NULL, &rw, out, 3, &got), ZC_EINVAL);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+}
+
+static void test_typed_permits_reserve_commit_and_release(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(2, &tx, &rx), ZC_OK);
+    readings_permit p1, p2, p3;
+    assert_int_equal(readings_try_reserve(tx, &p1), ZC_OK);
+    assert_int_equal(readings_reserve_blocking(tx, &p2), ZC_OK);
+    assert_int_equal(readings_try_reserve(tx, &p3), ZC_FULL);
+    assert_int_equal(readings_reserve_timeout(tx, &p3, 0), ZC_TIMEDOUT);
+
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    readings_reserve f;
+    readings_reserve_init(&f, tx, &p3);
+    assert_int_equal(readings_reserve_poll(&f, &w), ZC_PENDING);
+    assert_int_equal(readings_permit_release(&p1), ZC_OK); /* frees the oldest place */
+    assert_int_equal(counting_waker_count(&cw), 1);
+    assert_int_equal(readings_reserve_poll(&f, &w), ZC_OK);
+    readings_reserve_cancel(&f); /* completed: keeps its permit */
+
+    reading got;
+    assert_int_equal(readings_permit_commit(&p3, make_reading(3)), ZC_OK);
+    assert_int_equal(readings_try_recv(rx, &got), ZC_EMPTY); /* p2's place is next */
+    assert_int_equal(readings_permit_commit(&p2, make_reading(2)), ZC_OK);
+    assert_int_equal(readings_permit_commit(&p2, make_reading(2)), ZC_EINVAL); /* empty */
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    expect_reading(&got, 2);
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    expect_reading(&got, 3);
+
+    assert_int_equal(readings_try_reserve(tx, NULL), ZC_EINVAL);
+    assert_int_equal(readings_reserve_blocking(tx, NULL), ZC_EINVAL);
+    assert_int_equal(readings_reserve_timeout(tx, NULL, 0), ZC_EINVAL);
+    assert_int_equal(readings_permit_commit(NULL, make_reading(1)), ZC_EINVAL);
+    assert_int_equal(readings_permit_release(NULL), ZC_EINVAL);
+    readings_reserve_init(NULL, tx, &p1);
+    readings_reserve_cancel(NULL);
+    assert_int_equal(readings_reserve_poll(NULL, &w), ZC_EINVAL);
+    readings_reserve_init(&f, tx, NULL);
+    assert_int_equal(readings_reserve_poll(&f, &w), ZC_EINVAL);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+}
+
+static void test_typed_select_cases_and_close_futures(void **state) {
+    (void)state;
+    readings_sender *tx_a, *tx_b;
+    readings_receiver *rx_a, *rx_b;
+    assert_int_equal(readings_bounded(1, &tx_a, &rx_a), ZC_OK);
+    assert_int_equal(readings_unbounded(&tx_b, &rx_b), ZC_OK);
+    reading got, msg = make_reading(5);
+    zc_select_case cases[2];
+    readings_select_recv_case(&cases[0], rx_b, &got);
+    readings_select_send_case(&cases[1], tx_a, &msg);
+    size_t index = 99;
+    assert_int_equal(zc_select_blocking(cases, 2, 0, &index), ZC_OK); /* the send: a is free */
+    assert_int_equal(index, 1);
+    assert_int_equal(readings_try_send(tx_b, make_reading(6)), ZC_OK);
+    assert_int_equal(zc_select_blocking(cases, 2, 0, &index), ZC_OK); /* a is full now */
+    assert_int_equal(index, 0);
+    expect_reading(&got, 6);
+    assert_int_equal(readings_try_recv(rx_a, &got), ZC_OK);
+    expect_reading(&got, 5);
+
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    zc_sender_closed sc;
+    zc_receiver_closed rc;
+    readings_sender_closed_init(&sc, tx_a);
+    readings_receiver_closed_init(&rc, rx_b);
+    assert_int_equal(zc_sender_closed_poll(&sc, &w), ZC_PENDING);
+    assert_int_equal(zc_receiver_closed_poll(&rc, &w), ZC_PENDING);
+    readings_receiver_drop(rx_a);
+    readings_sender_drop(tx_b);
+    assert_int_equal(counting_waker_count(&cw), 2);
+    assert_int_equal(zc_sender_closed_poll(&sc, &w), ZC_OK);
+    assert_int_equal(zc_receiver_closed_poll(&rc, &w), ZC_OK);
+    readings_sender_drop(tx_a);
+    readings_receiver_drop(rx_b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typed_bounded_round_trip_keeps_every_field),
@@ -241,6 +408,10 @@ int main(void) {
         cmocka_unit_test(test_typed_send_future_keeps_its_message_after_closed_or_cancel),
         cmocka_unit_test(test_typed_null_futures_are_einval_or_ignored),
         cmocka_unit_test(test_typed_blocking_and_timeout_forms),
+        cmocka_unit_test(test_typed_batches_move_arrays_of_t),
+        cmocka_unit_test(test_typed_batch_futures_pend_wake_and_complete),
+        cmocka_unit_test(test_typed_permits_reserve_commit_and_release),
+        cmocka_unit_test(test_typed_select_cases_and_close_futures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

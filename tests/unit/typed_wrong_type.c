@@ -7,7 +7,7 @@
 #include <zchan/typed.h>
 
 #ifndef WRONG
-#error "define WRONG: 0 for the right types, 1..5 for one wrong case"
+#error "define WRONG: 0 for the right types, 1..8 for one wrong case"
 #endif
 
 typedef struct point {
@@ -63,6 +63,36 @@ int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *
     n += zc_try_send(itx, &p.y);
 #else
     n += ints_try_send(itx, p.y);
+#endif
+
+    /* 6: an array of another type for a batch. */
+    size_t sent;
+#if WRONG == 6
+    double ds[2] = {1, 2};
+    n += ints_try_send_many(itx, ds, 2, &sent, 0);
+#else
+    int is[2] = {1, 2};
+    n += ints_try_send_many(itx, is, 2, &sent, 0);
+#endif
+
+    /* 7: another channel's permit. */
+    ints_permit ip;
+    points_permit pp;
+    n += ints_try_reserve(itx, &ip);
+    n += points_try_reserve(ptx, &pp);
+#if WRONG == 7
+    n += ints_permit_commit(&pp, 4);
+#else
+    n += ints_permit_commit(&ip, 4);
+    n += points_permit_commit(&pp, p);
+#endif
+
+    /* 8: another channel's receiver in a select case. */
+    zc_select_case c;
+#if WRONG == 8
+    points_select_recv_case(&c, irx, &p);
+#else
+    points_select_recv_case(&c, prx, &p);
 #endif
     return n;
 }
