@@ -1661,6 +1661,75 @@ static void test_send_timeout_expires_while_another_sender_holds_a_segment_end(v
     run_timeout_while_a_peer_holds_a_segment_end(false);
 }
 
+/* ---- an all-or-nothing batch on an unbounded channel is not cut by its timeout ------ */
+
+/* The batch's first message goes into a segment's second-to-last slot. At that claim
+ * (the main thread's SLOT_CLAIMED point) a peer sender claims the segment's last slot
+ * and is held there, before it installs the next segment; a releaser lets it go after
+ * SPLIT_HOLD_NS, well past the batch's 20 ms timeout. The rest of the batch waits behind
+ * the peer, as zc_try_send would: with ZC_ALL_OR_NOTHING a timeout must not leave part
+ * of the batch sent (batch.h: ZC_TIMEDOUT with *sent 0), so the call has to send it all
+ * (found by a fresh-user break test: ZC_TIMEDOUT with *sent 1-8 of 16). */
+#define SPLIT_HOLD_NS (100ull * 1000 * 1000)
+
+typedef struct split {
+    hold h;
+    held_op op;
+    pthread_t peer, releaser;
+} split;
+
+static _Thread_local bool split_me;
+
+static void *release_later(void *arg) {
+    hold *h = arg;
+    nanosleep(&(struct timespec){0, (long)SPLIT_HOLD_NS}, NULL);
+    atomic_store_explicit(&h->release, true, memory_order_release);
+    return NULL;
+}
+
+static void split_hook(zc__hook_point point, void *ctx) {
+    split *sp = ctx;
+    hold_hook(point, &sp->h); /* the peer, at its claim of the last slot */
+    if (point != ZC__HOOK_SLOT_CLAIMED || !split_me) return;
+    split_me = false;
+    start_thread(&sp->peer, held_try_send, &sp->op);
+    while (!atomic_load_explicit(&sp->h.held, memory_order_acquire))
+        sched_yield();
+    start_thread(&sp->releaser, release_later, &sp->h);
+}
+
+static void test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    for (uint64_t v = 1; v <= SEG_SLOTS - 2; v++) send_u64(f.tx, v);
+    split sp = {.op = {.f = &f, .v = 100}};
+    atomic_init(&sp.h.held, false);
+    atomic_init(&sp.h.release, false);
+    atomic_init(&sp.h.forced, false);
+    atomic_init(&sp.h.freed, 0);
+    zc__test_set_hook(split_hook, &sp);
+    uint64_t batch[4] = {201, 202, 203, 204};
+    size_t sent = 99;
+    split_me = true;
+    zc_status s = zc_send_many_timeout(f.tx, batch, 4, &sent, ZC_ALL_OR_NOTHING,
+                                       20 * 1000 * 1000);
+    split_me = false;
+    atomic_store_explicit(&sp.h.release, true, memory_order_release); /* if it returned early */
+    pthread_join(sp.peer, NULL);
+    pthread_join(sp.releaser, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_int_equal(sp.op.s, ZC_OK);
+    assert_int_equal(s, ZC_OK);
+    assert_int_equal(sent, 4);
+    for (uint64_t v = 1; v <= SEG_SLOTS - 2; v++) expect_u64(f.rx, v);
+    expect_u64(f.rx, 201); /* the batch's first, then the peer's, then the batch's rest */
+    expect_u64(f.rx, 100);
+    for (uint64_t v = 202; v <= 204; v++) expect_u64(f.rx, v);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
 /* ---- a blocking call gives its CPU to a lower-priority peer held mid-operation ------- */
 
 /* Real-time threads on one CPU: a receiver (SCHED_FIFO 10) claims the only message of a
@@ -1840,6 +1909,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unbounded_segment_outlives_a_receiver_held_mid_copy),
         cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_holds_a_segment_end),
         cmocka_unit_test(test_send_timeout_expires_while_another_sender_holds_a_segment_end),
+        cmocka_unit_test(test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout),
         cmocka_unit_test(test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run),
 #endif
     };
