@@ -51,8 +51,20 @@ static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t 
         s = zc__ring_push_many(&ch->q.ring, msgs, n, all, &k);
     } else {
         /* No multi-slot claim in the segmented queue: one push at a time. The push that
-         * fails (closed, ENOMEM) is reported by the next attempt if some went in. */
-        while (k < n && (s = zc__segq_push(&ch->q.segq, msgs + k * ch->elem_size)) == ZC_OK) k++;
+         * fails (closed, ENOMEM) is reported by the next attempt if some went in. Once
+         * an all-or-nothing batch has begun, a sender installing the next segment
+         * (ZC_PENDING) is waited out, as zc_try_send does: a ZC_PENDING here would let a
+         * deadline or a cancel leave the batch half sent. */
+        zc__backoff backoff = ZC__BACKOFF_INIT;
+        while (k < n) {
+            s = zc__segq_push(&ch->q.segq, msgs + k * ch->elem_size);
+            if (s == ZC_OK)
+                k++;
+            else if (s == ZC_PENDING && all && k > 0)
+                zc__backoff_snooze(&backoff);
+            else
+                break;
+        }
         if (k > 0) s = ZC_OK;
     }
     if (s == ZC_OK) {

@@ -57,6 +57,9 @@ extern "C" {
  * all n in one claim (consecutive in the channel's order), or none and ZC_FULL. On an
  * unbounded channel nothing is ever full, but the messages go in one by one, so a close
  * or an allocation failure in the middle leaves the first *sent sent even with the flag.
+ * Nothing else cuts such a batch once its first message is in: a sender installing the
+ * next segment is waited out (as zc_try_send does), also by the futures and the timed
+ * calls, so a deadline or a cancel never leaves part of it sent.
  *
  * @param tx     Sender handle.
  * @param msgs   n * elem_size bytes; read during the call only.
@@ -134,7 +137,8 @@ ZC_EXPORT void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msg
  * Without ZC_ALL_OR_NOTHING each poll sends as many of the remaining messages as fit,
  * in order, and the future completes once all n are sent. With it (bounded channel) a
  * poll sends all n at once or nothing, and the future waits until n slots are free at
- * once. Such a waiter never holds back the senders behind it: woken while fewer than n
+ * once (unbounded: a poll that sent the first message sends the rest before it returns;
+ * see zc_try_send_many). Such a waiter never holds back the senders behind it: woken while fewer than n
  * slots are free, it passes the wake-up on to the next waiting sender and waits again
  * at the back (at most once per slot freed, so two such waiters cannot wake each other
  * forever). The price is that smaller sends may overtake it; under a steady stream of
