@@ -3,11 +3,11 @@
  *   -DWRONG=0      every call uses the right type: must compile;
  *   -DWRONG=n > 0  only case n uses a wrong type: must fail with a type error,
  * so each failure can only come from that one wrong type, never from another error.
- * With -DWRONG=0 it is also compiled as C++17. */
+ * With -DWRONG=0 it is also compiled as C++17, and case 9 only as C++17. */
 #include <zchan/typed.h>
 
 #ifndef WRONG
-#error "define WRONG: 0 for the right types, 1..8 for one wrong case"
+#error "define WRONG: 0 for the right types, 1..8 for one wrong case (9: C++ only)"
 #endif
 
 typedef struct point {
@@ -96,3 +96,9 @@ int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *
 #endif
     return n;
 }
+
+/* 9 (C++ only): a type that is not trivially copyable; the channel copies bytes. */
+#if WRONG == 9
+#include <string>
+ZC_DEFINE_CHANNEL(strings, std::string)
+#endif

@@ -1,0 +1,17 @@
+/* Compile-only test of zchan/typed.h: a file whose own file-scope names are those a
+ * generated function could use for its parameters or locals must still compile with
+ * -Wshadow -Werror (as C11 and as C++17): the generated code must not shadow them
+ * (found by a fresh-user break test: handles named tx/rx and a counter named sent,
+ * declared before ZC_DEFINE_CHANNEL, gave 25 errors). */
+#include <stddef.h>
+
+#include <zchan/typed.h>
+
+extern int tx, rx, msg, msgs, out, n, max, got, sent, flags, cap, f, p, c, w, drop_msg,
+    drop_ctx, timeout_ns, cfg, clone;
+
+typedef struct point {
+    int x, y;
+} point;
+
+ZC_DEFINE_CHANNEL(points, point)
