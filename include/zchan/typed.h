@@ -2,7 +2,11 @@
  * @file zchan/typed.h
  * Typed wrappers: ZC_DEFINE_CHANNEL(name, T) declares a channel of T values whose
  * handles, futures and functions accept only T, so passing the wrong type (or another
- * channel's handle) is a compile error instead of a silent byte copy.
+ * channel's handle) is caught by the compiler instead of copied as bytes: an error in
+ * C++; in C the incompatible-pointer diagnostic, a warning by default in gcc 12 and
+ * clang, an error with -Werror (or -Werror=incompatible-pointer-types). What C converts
+ * implicitly still converts: a double passed by value to a channel of int (-Wconversion
+ * reports it), or a void * buffer passed as an array of T.
  *
  * Everything it declares is a thin static inline layer over the byte API of
  * zchan/mpmc.h and zchan/block.h (elem_size is sizeof(T)); the behaviour, statuses,
@@ -105,8 +109,10 @@
  * completes or is cancelled. After ZC_CLOSED or a cancel the message is still the
  * caller's, at name_send_msg(f).
  *
- * T must be a complete object type other than an array, spelled so that `T x` declares
- * x (typedef a function-pointer type first).
+ * T must be a complete object type other than an array, not const- or
+ * volatile-qualified, spelled so that `T x` declares x (typedef a function-pointer type
+ * first); in C++ also trivially copyable (a static_assert checks it), since the channel
+ * copies its bytes.
  *
  * Example:
  * @code
@@ -147,12 +153,22 @@
 #include <zchan/status.h>
 #include <zchan/waker.h>
 
-/* Private: the handle casts (reinterpret_cast in C++, so -Wold-style-cast stays quiet),
- * and the storage of every generated function: static inline, and it may go unused. */
+/* Private: the handle casts (reinterpret_cast in C++, so -Wold-style-cast stays quiet);
+ * the check of T (C++: the channel copies T's bytes, which is right only for a
+ * trivially copyable T, so any other is a compile error; C: every object type is); and
+ * the storage of every generated function: static inline, and it may go unused. The
+ * generated functions name their parameters and locals zc__*, so that they shadow none
+ * of the including file's own names (-Wshadow). */
 #ifdef __cplusplus
+#include <type_traits>
 #define ZC__CAST(type, x) reinterpret_cast<type>(x)
+#define ZC__TYPED_CHECK(name, T)                                                           \
+    static_assert(std::is_trivially_copyable<T>::value,                                    \
+                  "ZC_DEFINE_CHANNEL(" #name ", " #T "): a channel copies the bytes of "   \
+                  "its messages, so T must be trivially copyable");
 #else
 #define ZC__CAST(type, x) ((type)(x))
+#define ZC__TYPED_CHECK(name, T)
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define ZC__TYPED_FN static inline __attribute__((unused))
@@ -168,6 +184,7 @@
  * @param T     Message type; elem_size is sizeof(T).
  */
 #define ZC_DEFINE_CHANNEL(name, T)                                                         \
+    ZC__TYPED_CHECK(name, T)                                                               \
     typedef struct name##_sender name##_sender;                                            \
     typedef struct name##_receiver name##_receiver;                                        \
     /** A send future of name: the zc_send and the message it sends. Fields private. */    \
@@ -196,214 +213,237 @@
         zc_reserve zc__fut;                                                                \
     } name##_reserve;                                                                      \
                                                                                            \
-    ZC__TYPED_FN zc_status name##_bounded_with(size_t cap,                                 \
-                                               void (*drop_msg)(void *msg, void *ctx),     \
-                                               void *drop_ctx, name##_sender **tx,         \
-                                               name##_receiver **rx) {                     \
-        zc_config cfg;                                                                     \
-        cfg.elem_size = sizeof(T);                                                         \
-        cfg.drop_msg = drop_msg;                                                           \
-        cfg.drop_ctx = drop_ctx;                                                           \
-        return zc_bounded(cap, &cfg, ZC__CAST(zc_sender **, tx),                           \
-                          ZC__CAST(zc_receiver **, rx));                                   \
+    ZC__TYPED_FN zc_status name##_bounded_with(                                            \
+        size_t zc__cap, void (*zc__drop)(void *, void *), void *zc__ctx,                   \
+        name##_sender **zc__tx, name##_receiver **zc__rx) {                                \
+        zc_config zc__cfg;                                                                 \
+        zc__cfg.elem_size = sizeof(T);                                                     \
+        zc__cfg.drop_msg = zc__drop;                                                       \
+        zc__cfg.drop_ctx = zc__ctx;                                                        \
+        return zc_bounded(zc__cap, &zc__cfg, ZC__CAST(zc_sender **, zc__tx),               \
+                          ZC__CAST(zc_receiver **, zc__rx));                               \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_bounded(size_t cap, name##_sender **tx,                  \
-                                          name##_receiver **rx) {                          \
-        return name##_bounded_with(cap, NULL, NULL, tx, rx);                               \
+    ZC__TYPED_FN zc_status name##_bounded(size_t zc__cap, name##_sender **zc__tx,          \
+                                          name##_receiver **zc__rx) {                      \
+        return name##_bounded_with(zc__cap, NULL, NULL, zc__tx, zc__rx);                   \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_unbounded_with(void (*drop_msg)(void *msg, void *ctx),   \
-                                                 void *drop_ctx, name##_sender **tx,       \
-                                                 name##_receiver **rx) {                   \
-        zc_config cfg;                                                                     \
-        cfg.elem_size = sizeof(T);                                                         \
-        cfg.drop_msg = drop_msg;                                                           \
-        cfg.drop_ctx = drop_ctx;                                                           \
-        return zc_unbounded(&cfg, ZC__CAST(zc_sender **, tx),                              \
-                            ZC__CAST(zc_receiver **, rx));                                 \
+    ZC__TYPED_FN zc_status name##_unbounded_with(void (*zc__drop)(void *, void *),         \
+                                                 void *zc__ctx, name##_sender **zc__tx,    \
+                                                 name##_receiver **zc__rx) {               \
+        zc_config zc__cfg;                                                                 \
+        zc__cfg.elem_size = sizeof(T);                                                     \
+        zc__cfg.drop_msg = zc__drop;                                                       \
+        zc__cfg.drop_ctx = zc__ctx;                                                        \
+        return zc_unbounded(&zc__cfg, ZC__CAST(zc_sender **, zc__tx),                      \
+                            ZC__CAST(zc_receiver **, zc__rx));                             \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_unbounded(name##_sender **tx, name##_receiver **rx) {    \
-        return name##_unbounded_with(NULL, NULL, tx, rx);                                  \
-    }                                                                                      \
-                                                                                           \
-    ZC__TYPED_FN name##_sender *name##_sender_clone(name##_sender *tx) {                   \
-        return ZC__CAST(name##_sender *, zc_sender_clone(ZC__CAST(zc_sender *, tx)));      \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_sender_drop(name##_sender *tx) {                              \
-        zc_sender_drop(ZC__CAST(zc_sender *, tx));                                         \
-    }                                                                                      \
-    ZC__TYPED_FN bool name##_sender_close(name##_sender *tx) {                             \
-        return zc_sender_close(ZC__CAST(zc_sender *, tx));                                 \
-    }                                                                                      \
-    ZC__TYPED_FN name##_receiver *name##_receiver_clone(name##_receiver *rx) {             \
-        zc_receiver *clone = zc_receiver_clone(ZC__CAST(zc_receiver *, rx));               \
-        return ZC__CAST(name##_receiver *, clone);                                         \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_receiver_drop(name##_receiver *rx) {                          \
-        zc_receiver_drop(ZC__CAST(zc_receiver *, rx));                                     \
-    }                                                                                      \
-    ZC__TYPED_FN bool name##_receiver_close(name##_receiver *rx) {                         \
-        return zc_receiver_close(ZC__CAST(zc_receiver *, rx));                             \
+    ZC__TYPED_FN zc_status name##_unbounded(name##_sender **zc__tx,                        \
+                                            name##_receiver **zc__rx) {                    \
+        return name##_unbounded_with(NULL, NULL, zc__tx, zc__rx);                          \
     }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN zc_status name##_try_send(name##_sender *tx, T msg) {                     \
-        return zc_try_send(ZC__CAST(zc_sender *, tx), &msg);                               \
+    ZC__TYPED_FN name##_sender *name##_sender_clone(name##_sender *zc__tx) {               \
+        return ZC__CAST(name##_sender *, zc_sender_clone(ZC__CAST(zc_sender *, zc__tx)));  \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *rx, T *out) {                  \
-        return zc_try_recv(ZC__CAST(zc_receiver *, rx), out);                              \
+    ZC__TYPED_FN void name##_sender_drop(name##_sender *zc__tx) {                          \
+        zc_sender_drop(ZC__CAST(zc_sender *, zc__tx));                                     \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_blocking(name##_sender *tx, T msg) {                \
-        return zc_send_blocking(ZC__CAST(zc_sender *, tx), &msg);                          \
+    ZC__TYPED_FN bool name##_sender_close(name##_sender *zc__tx) {                         \
+        return zc_sender_close(ZC__CAST(zc_sender *, zc__tx));                             \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_recv_blocking(name##_receiver *rx, T *out) {             \
-        return zc_recv_blocking(ZC__CAST(zc_receiver *, rx), out);                         \
+    ZC__TYPED_FN name##_receiver *name##_receiver_clone(name##_receiver *zc__rx) {         \
+        zc_receiver *zc__clone = zc_receiver_clone(ZC__CAST(zc_receiver *, zc__rx));       \
+        return ZC__CAST(name##_receiver *, zc__clone);                                     \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_timeout(name##_sender *tx, T msg,                   \
-                                               uint64_t timeout_ns) {                      \
-        return zc_send_timeout(ZC__CAST(zc_sender *, tx), &msg, timeout_ns);               \
+    ZC__TYPED_FN void name##_receiver_drop(name##_receiver *zc__rx) {                      \
+        zc_receiver_drop(ZC__CAST(zc_receiver *, zc__rx));                                 \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_recv_timeout(name##_receiver *rx, T *out,                \
-                                               uint64_t timeout_ns) {                      \
-        return zc_recv_timeout(ZC__CAST(zc_receiver *, rx), out, timeout_ns);              \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *tx, zc_info *out) {     \
-        return zc_sender_info(ZC__CAST(const zc_sender *, tx), out);                       \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_receiver_info(const name##_receiver *rx, zc_info *out) { \
-        return zc_receiver_info(ZC__CAST(const zc_receiver *, rx), out);                   \
+    ZC__TYPED_FN bool name##_receiver_close(name##_receiver *zc__rx) {                     \
+        return zc_receiver_close(ZC__CAST(zc_receiver *, zc__rx));                         \
     }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN void name##_send_init(name##_send *f, name##_sender *tx, T msg) {         \
-        if (f == NULL)                                                                     \
+    ZC__TYPED_FN zc_status name##_try_send(name##_sender *zc__tx, T zc__v) {               \
+        return zc_try_send(ZC__CAST(zc_sender *, zc__tx), &zc__v);                         \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out) {          \
+        return zc_try_recv(ZC__CAST(zc_receiver *, zc__rx), zc__out);                      \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_blocking(name##_sender *zc__tx, T zc__v) {          \
+        return zc_send_blocking(ZC__CAST(zc_sender *, zc__tx), &zc__v);                    \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_blocking(name##_receiver *zc__rx, T *zc__out) {     \
+        return zc_recv_blocking(ZC__CAST(zc_receiver *, zc__rx), zc__out);                 \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_timeout(name##_sender *zc__tx, T zc__v,             \
+                                               uint64_t zc__timeout_ns) {                  \
+        return zc_send_timeout(ZC__CAST(zc_sender *, zc__tx), &zc__v, zc__timeout_ns);     \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_timeout(name##_receiver *zc__rx, T *zc__out,        \
+                                               uint64_t zc__timeout_ns) {                  \
+        return zc_recv_timeout(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__timeout_ns);  \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *zc__tx,                 \
+                                              zc_info *zc__out) {                          \
+        return zc_sender_info(ZC__CAST(const zc_sender *, zc__tx), zc__out);               \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_receiver_info(const name##_receiver *zc__rx,             \
+                                                zc_info *zc__out) {                        \
+        return zc_receiver_info(ZC__CAST(const zc_receiver *, zc__rx), zc__out);           \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN void name##_send_init(name##_send *zc__f, name##_sender *zc__tx,          \
+                                       T zc__v) {                                          \
+        if (zc__f == NULL)                                                                 \
             return;                                                                        \
-        f->zc__msg = msg;                                                                  \
-        zc_send_init(&f->zc__fut, ZC__CAST(zc_sender *, tx), &f->zc__msg);                 \
+        zc__f->zc__msg = zc__v;                                                            \
+        zc_send_init(&zc__f->zc__fut, ZC__CAST(zc_sender *, zc__tx), &zc__f->zc__msg);     \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_poll(name##_send *f, const zc_waker *w) {           \
-        return f == NULL ? ZC_EINVAL : zc_send_poll(&f->zc__fut, w);                       \
+    ZC__TYPED_FN zc_status name##_send_poll(name##_send *zc__f, const zc_waker *zc__w) {   \
+        return zc__f == NULL ? ZC_EINVAL : zc_send_poll(&zc__f->zc__fut, zc__w);           \
     }                                                                                      \
-    ZC__TYPED_FN void name##_send_cancel(name##_send *f) {                                 \
-        if (f != NULL)                                                                     \
-            zc_send_cancel(&f->zc__fut);                                                   \
+    ZC__TYPED_FN void name##_send_cancel(name##_send *zc__f) {                             \
+        if (zc__f != NULL)                                                                 \
+            zc_send_cancel(&zc__f->zc__fut);                                               \
     }                                                                                      \
-    ZC__TYPED_FN T *name##_send_msg(name##_send *f) {                                      \
-        return f == NULL ? NULL : &f->zc__msg;                                             \
+    ZC__TYPED_FN T *name##_send_msg(name##_send *zc__f) {                                  \
+        return zc__f == NULL ? NULL : &zc__f->zc__msg;                                     \
     }                                                                                      \
-    ZC__TYPED_FN void name##_recv_init(name##_recv *f, name##_receiver *rx) {              \
-        if (f != NULL)                                                                     \
-            zc_recv_init(&f->zc__fut, ZC__CAST(zc_receiver *, rx));                        \
+    ZC__TYPED_FN void name##_recv_init(name##_recv *zc__f, name##_receiver *zc__rx) {      \
+        if (zc__f != NULL)                                                                 \
+            zc_recv_init(&zc__f->zc__fut, ZC__CAST(zc_receiver *, zc__rx));                \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *f, const zc_waker *w, T *out) {   \
-        return f == NULL ? ZC_EINVAL : zc_recv_poll(&f->zc__fut, w, out);                  \
+    ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *zc__f, const zc_waker *zc__w,     \
+                                            T *zc__out) {                                  \
+        return zc__f == NULL ? ZC_EINVAL : zc_recv_poll(&zc__f->zc__fut, zc__w, zc__out);  \
     }                                                                                      \
-    ZC__TYPED_FN void name##_recv_cancel(name##_recv *f) {                                 \
-        if (f != NULL)                                                                     \
-            zc_recv_cancel(&f->zc__fut);                                                   \
-    }                                                                                      \
-                                                                                           \
-    ZC__TYPED_FN zc_status name##_try_send_many(name##_sender *tx, const T *msgs,          \
-                                                size_t n, size_t *sent, unsigned flags) {  \
-        return zc_try_send_many(ZC__CAST(zc_sender *, tx), msgs, n, sent, flags);          \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_try_recv_many(name##_receiver *rx, T *out, size_t max,   \
-                                                size_t *got) {                             \
-        return zc_try_recv_many(ZC__CAST(zc_receiver *, rx), out, max, got);               \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_many_blocking(name##_sender *tx, const T *msgs,     \
-                                                     size_t n, size_t *sent,               \
-                                                     unsigned flags) {                     \
-        return zc_send_many_blocking(ZC__CAST(zc_sender *, tx), msgs, n, sent, flags);     \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_many_timeout(name##_sender *tx, const T *msgs,      \
-                                                    size_t n, size_t *sent,                \
-                                                    unsigned flags, uint64_t timeout_ns) { \
-        return zc_send_many_timeout(ZC__CAST(zc_sender *, tx), msgs, n, sent, flags,       \
-                                    timeout_ns);                                           \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_recv_many_blocking(name##_receiver *rx, T *out,          \
-                                                     size_t max, size_t *got) {            \
-        return zc_recv_many_blocking(ZC__CAST(zc_receiver *, rx), out, max, got);          \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_recv_many_timeout(name##_receiver *rx, T *out,           \
-                                                    size_t max, size_t *got,               \
-                                                    uint64_t timeout_ns) {                 \
-        return zc_recv_many_timeout(ZC__CAST(zc_receiver *, rx), out, max, got,            \
-                                    timeout_ns);                                           \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_send_many_init(name##_send_many *f, name##_sender *tx,        \
-                                            const T *msgs, size_t n, unsigned flags) {     \
-        if (f != NULL)                                                                     \
-            zc_send_many_init(&f->zc__fut, ZC__CAST(zc_sender *, tx), msgs, n, flags);     \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_many_poll(name##_send_many *f, const zc_waker *w) { \
-        return f == NULL ? ZC_EINVAL : zc_send_many_poll(&f->zc__fut, w);                  \
-    }                                                                                      \
-    ZC__TYPED_FN size_t name##_send_many_sent(const name##_send_many *f) {                 \
-        return f == NULL ? 0 : zc_send_many_sent(&f->zc__fut);                             \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_send_many_cancel(name##_send_many *f) {                       \
-        if (f != NULL)                                                                     \
-            zc_send_many_cancel(&f->zc__fut);                                              \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_recv_many_init(name##_recv_many *f, name##_receiver *rx) {    \
-        if (f != NULL)                                                                     \
-            zc_recv_many_init(&f->zc__fut, ZC__CAST(zc_receiver *, rx));                   \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_recv_many_poll(name##_recv_many *f, const zc_waker *w,   \
-                                                 T *out, size_t max, size_t *got) {        \
-        return f == NULL ? ZC_EINVAL : zc_recv_many_poll(&f->zc__fut, w, out, max, got);   \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_recv_many_cancel(name##_recv_many *f) {                       \
-        if (f != NULL)                                                                     \
-            zc_recv_many_cancel(&f->zc__fut);                                              \
+    ZC__TYPED_FN void name##_recv_cancel(name##_recv *zc__f) {                             \
+        if (zc__f != NULL)                                                                 \
+            zc_recv_cancel(&zc__f->zc__fut);                                               \
     }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN zc_status name##_try_reserve(name##_sender *tx, name##_permit *p) {       \
-        return zc_try_reserve(ZC__CAST(zc_sender *, tx),                                   \
-                              p == NULL ? NULL : &p->zc__permit);                          \
+    ZC__TYPED_FN zc_status name##_try_send_many(name##_sender *zc__tx, const T *zc__vs,    \
+                                                size_t zc__n, size_t *zc__sent,            \
+                                                unsigned zc__flags) {                      \
+        return zc_try_send_many(ZC__CAST(zc_sender *, zc__tx), zc__vs, zc__n, zc__sent,    \
+                                zc__flags);                                                \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_reserve_blocking(name##_sender *tx, name##_permit *p) {  \
-        return zc_reserve_blocking(ZC__CAST(zc_sender *, tx),                              \
-                                   p == NULL ? NULL : &p->zc__permit);                     \
+    ZC__TYPED_FN zc_status name##_try_recv_many(name##_receiver *zc__rx, T *zc__out,       \
+                                                size_t zc__max, size_t *zc__got) {         \
+        return zc_try_recv_many(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__max,         \
+                                zc__got);                                                  \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_reserve_timeout(name##_sender *tx, name##_permit *p,     \
-                                                  uint64_t timeout_ns) {                   \
-        return zc_reserve_timeout(ZC__CAST(zc_sender *, tx),                               \
-                                  p == NULL ? NULL : &p->zc__permit, timeout_ns);          \
+    ZC__TYPED_FN zc_status name##_send_many_blocking(                                      \
+        name##_sender *zc__tx, const T *zc__vs, size_t zc__n, size_t *zc__sent,            \
+        unsigned zc__flags) {                                                              \
+        return zc_send_many_blocking(ZC__CAST(zc_sender *, zc__tx), zc__vs, zc__n,         \
+                                     zc__sent, zc__flags);                                 \
     }                                                                                      \
-    ZC__TYPED_FN void name##_reserve_init(name##_reserve *f, name##_sender *tx,            \
-                                          name##_permit *p) {                              \
-        if (f != NULL)                                                                     \
-            zc_reserve_init(&f->zc__fut, ZC__CAST(zc_sender *, tx),                        \
-                            p == NULL ? NULL : &p->zc__permit);                            \
+    ZC__TYPED_FN zc_status name##_send_many_timeout(                                       \
+        name##_sender *zc__tx, const T *zc__vs, size_t zc__n, size_t *zc__sent,            \
+        unsigned zc__flags, uint64_t zc__timeout_ns) {                                     \
+        return zc_send_many_timeout(ZC__CAST(zc_sender *, zc__tx), zc__vs, zc__n,          \
+                                    zc__sent, zc__flags, zc__timeout_ns);                  \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_reserve_poll(name##_reserve *f, const zc_waker *w) {     \
-        return f == NULL ? ZC_EINVAL : zc_reserve_poll(&f->zc__fut, w);                    \
+    ZC__TYPED_FN zc_status name##_recv_many_blocking(name##_receiver *zc__rx, T *zc__out,  \
+                                                     size_t zc__max, size_t *zc__got) {    \
+        return zc_recv_many_blocking(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__max,    \
+                                     zc__got);                                             \
     }                                                                                      \
-    ZC__TYPED_FN void name##_reserve_cancel(name##_reserve *f) {                           \
-        if (f != NULL)                                                                     \
-            zc_reserve_cancel(&f->zc__fut);                                                \
+    ZC__TYPED_FN zc_status name##_recv_many_timeout(name##_receiver *zc__rx, T *zc__out,   \
+                                                    size_t zc__max, size_t *zc__got,       \
+                                                    uint64_t zc__timeout_ns) {             \
+        return zc_recv_many_timeout(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__max,     \
+                                    zc__got, zc__timeout_ns);                              \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_permit_commit(name##_permit *p, T msg) {                 \
-        return zc_permit_commit(p == NULL ? NULL : &p->zc__permit, &msg);                  \
+    ZC__TYPED_FN void name##_send_many_init(name##_send_many *zc__f,                       \
+                                            name##_sender *zc__tx, const T *zc__vs,        \
+                                            size_t zc__n, unsigned zc__flags) {            \
+        if (zc__f != NULL)                                                                 \
+            zc_send_many_init(&zc__f->zc__fut, ZC__CAST(zc_sender *, zc__tx), zc__vs,      \
+                              zc__n, zc__flags);                                           \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_permit_release(name##_permit *p) {                       \
-        return zc_permit_release(p == NULL ? NULL : &p->zc__permit);                       \
+    ZC__TYPED_FN zc_status name##_send_many_poll(name##_send_many *zc__f,                  \
+                                                 const zc_waker *zc__w) {                  \
+        return zc__f == NULL ? ZC_EINVAL : zc_send_many_poll(&zc__f->zc__fut, zc__w);      \
+    }                                                                                      \
+    ZC__TYPED_FN size_t name##_send_many_sent(const name##_send_many *zc__f) {             \
+        return zc__f == NULL ? 0 : zc_send_many_sent(&zc__f->zc__fut);                     \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_send_many_cancel(name##_send_many *zc__f) {                   \
+        if (zc__f != NULL)                                                                 \
+            zc_send_many_cancel(&zc__f->zc__fut);                                          \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_many_init(name##_recv_many *zc__f,                       \
+                                            name##_receiver *zc__rx) {                     \
+        if (zc__f != NULL)                                                                 \
+            zc_recv_many_init(&zc__f->zc__fut, ZC__CAST(zc_receiver *, zc__rx));           \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_many_poll(name##_recv_many *zc__f,                  \
+                                                 const zc_waker *zc__w, T *zc__out,        \
+                                                 size_t zc__max, size_t *zc__got) {        \
+        if (zc__f != NULL)                                                                 \
+            return zc_recv_many_poll(&zc__f->zc__fut, zc__w, zc__out, zc__max, zc__got);   \
+        if (zc__got != NULL)                                                               \
+            *zc__got = 0; /* as zc_recv_many_poll on every status but ZC_OK */             \
+        return ZC_EINVAL;                                                                  \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_many_cancel(name##_recv_many *zc__f) {                   \
+        if (zc__f != NULL)                                                                 \
+            zc_recv_many_cancel(&zc__f->zc__fut);                                          \
     }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN void name##_select_recv_case(zc_select_case *c, name##_receiver *rx,      \
-                                              T *out) {                                    \
-        zc_select_recv_case(c, ZC__CAST(zc_receiver *, rx), out);                          \
+    ZC__TYPED_FN zc_status name##_try_reserve(name##_sender *zc__tx,                       \
+                                              name##_permit *zc__p) {                      \
+        return zc_try_reserve(ZC__CAST(zc_sender *, zc__tx),                               \
+                              zc__p == NULL ? NULL : &zc__p->zc__permit);                  \
     }                                                                                      \
-    ZC__TYPED_FN void name##_select_send_case(zc_select_case *c, name##_sender *tx,        \
-                                              const T *msg) {                              \
-        zc_select_send_case(c, ZC__CAST(zc_sender *, tx), msg);                            \
+    ZC__TYPED_FN zc_status name##_reserve_blocking(name##_sender *zc__tx,                  \
+                                                   name##_permit *zc__p) {                 \
+        return zc_reserve_blocking(ZC__CAST(zc_sender *, zc__tx),                          \
+                                   zc__p == NULL ? NULL : &zc__p->zc__permit);             \
     }                                                                                      \
-    ZC__TYPED_FN void name##_sender_closed_init(zc_sender_closed *f, name##_sender *tx) {  \
-        zc_sender_closed_init(f, ZC__CAST(zc_sender *, tx));                               \
+    ZC__TYPED_FN zc_status name##_reserve_timeout(                                         \
+        name##_sender *zc__tx, name##_permit *zc__p, uint64_t zc__timeout_ns) {            \
+        return zc_reserve_timeout(ZC__CAST(zc_sender *, zc__tx),                           \
+                                  zc__p == NULL ? NULL : &zc__p->zc__permit,               \
+                                  zc__timeout_ns);                                         \
     }                                                                                      \
-    ZC__TYPED_FN void name##_receiver_closed_init(zc_receiver_closed *f,                   \
-                                                  name##_receiver *rx) {                   \
-        zc_receiver_closed_init(f, ZC__CAST(zc_receiver *, rx));                           \
+    ZC__TYPED_FN void name##_reserve_init(name##_reserve *zc__f, name##_sender *zc__tx,    \
+                                          name##_permit *zc__p) {                          \
+        if (zc__f != NULL)                                                                 \
+            zc_reserve_init(&zc__f->zc__fut, ZC__CAST(zc_sender *, zc__tx),                \
+                            zc__p == NULL ? NULL : &zc__p->zc__permit);                    \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_reserve_poll(name##_reserve *zc__f,                      \
+                                               const zc_waker *zc__w) {                    \
+        return zc__f == NULL ? ZC_EINVAL : zc_reserve_poll(&zc__f->zc__fut, zc__w);        \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_reserve_cancel(name##_reserve *zc__f) {                       \
+        if (zc__f != NULL)                                                                 \
+            zc_reserve_cancel(&zc__f->zc__fut);                                            \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_permit_commit(name##_permit *zc__p, T zc__v) {           \
+        return zc_permit_commit(zc__p == NULL ? NULL : &zc__p->zc__permit, &zc__v);        \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_permit_release(name##_permit *zc__p) {                   \
+        return zc_permit_release(zc__p == NULL ? NULL : &zc__p->zc__permit);               \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN void name##_select_recv_case(zc_select_case *zc__c,                       \
+                                              name##_receiver *zc__rx, T *zc__out) {       \
+        zc_select_recv_case(zc__c, ZC__CAST(zc_receiver *, zc__rx), zc__out);              \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_select_send_case(zc_select_case *zc__c,                       \
+                                              name##_sender *zc__tx, const T *zc__v) {     \
+        zc_select_send_case(zc__c, ZC__CAST(zc_sender *, zc__tx), zc__v);                  \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_sender_closed_init(zc_sender_closed *zc__f,                   \
+                                                name##_sender *zc__tx) {                   \
+        zc_sender_closed_init(zc__f, ZC__CAST(zc_sender *, zc__tx));                       \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_receiver_closed_init(zc_receiver_closed *zc__f,               \
+                                                  name##_receiver *zc__rx) {               \
+        zc_receiver_closed_init(zc__f, ZC__CAST(zc_receiver *, zc__rx));                   \
     }
 
 #endif /* ZCHAN_TYPED_H */

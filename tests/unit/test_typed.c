@@ -309,7 +309,9 @@ static void test_typed_batch_futures_pend_wake_and_complete(void **state) {
     readings_recv_many_cancel(NULL);
     assert_int_equal(readings_send_many_poll(NULL, &sw), ZC_EINVAL);
     assert_int_equal(readings_send_many_sent(NULL), 0);
+    got = 77;
     assert_int_equal(readings_recv_many_poll(NULL, &rw, out, 3, &got), ZC_EINVAL);
+    assert_int_equal(got, 0); /* as the byte future's poll: 0 unless ZC_OK */
     readings_sender_drop(tx);
     readings_receiver_drop(rx);
 }

@@ -8,7 +8,10 @@
 #include <zchan/typed.h>
 
 extern int tx, rx, msg, msgs, out, n, max, got, sent, flags, cap, f, p, c, w, drop_msg,
-    drop_ctx, timeout_ns, cfg, clone;
+    drop_ctx, timeout_ns, cfg;
+#ifndef __cplusplus /* g++ defines _GNU_SOURCE, and glibc's sched.h then declares clone() */
+extern int clone;
+#endif
 
 typedef struct point {
     int x, y;
