@@ -1730,6 +1730,65 @@ static void test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout(void *
     fixture_done(&f);
 }
 
+/* The same batch, cut first by a failed allocation: the batch's push into the segment's
+ * last slot needs the next segment, and its allocation fails (the calloc wrapper below,
+ * linked in hooks builds); meanwhile a peer sender claims that last slot and is held
+ * before it installs the next segment. The batch has begun (the messages before went
+ * in), so it must now wait for the peer, not give up at its deadline with part of it
+ * sent and ZC_TIMEDOUT (found by the second break test: ZC_TIMEDOUT with 30 of 40). */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+static _Thread_local bool fail_alloc_me; /* the next calloc on this thread fails */
+static split *fail_alloc_split;           /* ...after starting its held peer */
+
+void *__wrap_calloc(size_t n, size_t size) {
+    if (!fail_alloc_me) return __real_calloc(n, size);
+    fail_alloc_me = false; /* pthread_create below may allocate too */
+    split *sp = fail_alloc_split;
+    start_thread(&sp->peer, held_try_send, &sp->op);
+    while (!atomic_load_explicit(&sp->h.held, memory_order_acquire))
+        sched_yield();
+    start_thread(&sp->releaser, release_later, &sp->h);
+    return NULL;
+}
+
+static void test_unbounded_all_or_nothing_batch_cut_by_enomem_is_not_cut_by_its_timeout(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    send_u64(f.tx, 1); /* the first segment, then its first slot taken out again */
+    expect_u64(f.rx, 1);
+    split sp = {.op = {.f = &f, .v = 100}};
+    atomic_init(&sp.h.held, false);
+    atomic_init(&sp.h.release, false);
+    atomic_init(&sp.h.forced, false);
+    atomic_init(&sp.h.freed, 0);
+    zc__test_set_hook(hold_hook, &sp.h);
+    enum { N = 40, BEFORE = SEG_SLOTS - 2 }; /* slots 1 .. 29 before the last one */
+    uint64_t batch[N];
+    for (int i = 0; i < N; i++) batch[i] = 200 + (uint64_t)i;
+    size_t sent = 99;
+    fail_alloc_split = &sp;
+    fail_alloc_me = true;
+    zc_status s = zc_send_many_timeout(f.tx, batch, N, &sent, ZC_ALL_OR_NOTHING,
+                                       20 * 1000 * 1000);
+    fail_alloc_me = false;
+    atomic_store_explicit(&sp.h.release, true, memory_order_release); /* if it returned early */
+    pthread_join(sp.peer, NULL);
+    pthread_join(sp.releaser, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_int_equal(sp.op.s, ZC_OK);
+    assert_int_equal(s, ZC_OK);
+    assert_int_equal(sent, N);
+    for (int i = 0; i < BEFORE; i++) expect_u64(f.rx, 200 + (uint64_t)i);
+    expect_u64(f.rx, 100); /* the peer's, in the last slot */
+    for (int i = BEFORE; i < N; i++) expect_u64(f.rx, 200 + (uint64_t)i);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
 /* ---- a blocking call gives its CPU to a lower-priority peer held mid-operation ------- */
 
 /* Real-time threads on one CPU: a receiver (SCHED_FIFO 10) claims the only message of a
@@ -1910,6 +1969,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_recv_timeout_expires_while_another_receiver_holds_a_segment_end),
         cmocka_unit_test(test_send_timeout_expires_while_another_sender_holds_a_segment_end),
         cmocka_unit_test(test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout),
+        cmocka_unit_test(
+            test_unbounded_all_or_nothing_batch_cut_by_enomem_is_not_cut_by_its_timeout),
         cmocka_unit_test(test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run),
 #endif
     };
