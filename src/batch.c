@@ -42,9 +42,10 @@
 
 /* One batch send attempt of n messages: ZC_OK with *count >= 1 sent (all n when all),
  * ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or ZC_PENDING (a receiver is mid-release on a slot we
- * need). Wakes up to *count receivers. */
+ * need). begun: earlier attempts of the same batch sent some of it. Wakes up to *count
+ * receivers. */
 static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t n, bool all,
-                                size_t *count) {
+                                bool begun, size_t *count) {
     size_t k = 0;
     zc_status s = ZC_OK;
     if (ch->bounded) {
@@ -52,15 +53,16 @@ static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t 
     } else {
         /* No multi-slot claim in the segmented queue: one push at a time. The push that
          * fails (closed, ENOMEM) is reported by the next attempt if some went in. Once
-         * an all-or-nothing batch has begun, a sender installing the next segment
-         * (ZC_PENDING) is waited out, as zc_try_send does: a ZC_PENDING here would let a
-         * deadline or a cancel leave the batch half sent. */
+         * an all-or-nothing batch has begun (in this attempt or an earlier one: one cut
+         * by ENOMEM), a sender installing the next segment (ZC_PENDING) is waited out, as
+         * zc_try_send does: a ZC_PENDING here would let a deadline or a cancel leave the
+         * batch half sent. */
         zc__backoff backoff = ZC__BACKOFF_INIT;
         while (k < n) {
             s = zc__segq_push(&ch->q.segq, msgs + k * ch->elem_size);
             if (s == ZC_OK)
                 k++;
-            else if (s == ZC_PENDING && all && k > 0)
+            else if (s == ZC_PENDING && all && (begun || k > 0))
                 zc__backoff_snooze(&backoff);
             else
                 break;
@@ -114,7 +116,7 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
     size_t done = 0, k = 0;
     zc_status s;
     do {
-        s = chan_send_many(ch, bytes + done * ch->elem_size, n - done, all, &k);
+        s = chan_send_many(ch, bytes + done * ch->elem_size, n - done, all, done > 0, &k);
         if (s == ZC_OK) {
             done += k;
         } else if (s == ZC_PENDING) {
@@ -211,7 +213,7 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     for (;;) {
         size_t k = 0;
         zc_status s = chan_send_many(ch, msgs + f->zc__sent * ch->elem_size,
-                                     f->zc__n - f->zc__sent, all, &k);
+                                     f->zc__n - f->zc__sent, all, f->zc__sent > 0, &k);
         if (s == ZC_OK) {
             f->zc__sent += k;
             if (f->zc__sent < f->zc__n) continue; /* the rest may fit too: try again */
