@@ -1789,6 +1789,94 @@ static void test_unbounded_all_or_nothing_batch_cut_by_enomem_is_not_cut_by_its_
     fixture_done(&f);
 }
 
+/* ---- an executor that polls from inside the wake: no recursion while a peer stalls --- */
+
+/* A poll that meets a peer mid-operation wakes itself (future.c). The waker contract lets
+ * an executor poll the future again from inside that wake; while the peer stalls, each
+ * such poll met the stall again and woke itself again, one level deeper (found by the
+ * second break test of session 9: a stack overflow after a 200 ms stall with zc_send).
+ * Here the waker polls inline, as such an executor does, with a peer held mid-operation
+ * for SPLIT_HOLD_NS: the nesting must stay at one level, and that inline poll must
+ * complete once the peer goes on. The waker stops nesting at DEPTH_CAP levels, so that
+ * a regression fails the test instead of overflowing the stack. */
+enum { DEPTH_CAP = 64 };
+
+typedef struct inline_poller {
+    zc_send *send;      /* the future polled from inside the wake: send, */
+    zc_recv *recv;      /* or receive into *out */
+    uint64_t *out;
+    zc_waker self;      /* {inline_repoll, this} */
+    int depth, max_depth;
+    zc_status last;     /* what the innermost finished poll returned */
+} inline_poller;
+
+static void inline_repoll(void *ctx) {
+    inline_poller *ip = ctx;
+    if (ip->depth >= DEPTH_CAP) return;
+    ip->depth++;
+    if (ip->depth > ip->max_depth) ip->max_depth = ip->depth;
+    zc_status s = ip->send ? zc_send_poll(ip->send, &ip->self)
+                           : zc_recv_poll(ip->recv, &ip->self, ip->out);
+    if (ip->depth == 1) ip->last = s;
+    ip->depth--;
+}
+
+/* receive: the main thread receives while a sender is held mid-write on an empty
+ * bounded(1) channel; else it sends while a receiver is held mid-copy on a full one. */
+static void run_inline_poll_while_a_peer_is_held(bool receive) {
+    fixture f;
+    fixture_init(&f, 1);
+    if (!receive) send_u64(f.tx, 1);
+    held_op op = {.f = &f, .v = 2};
+    hold h;
+    pthread_t peer, dog, releaser;
+    hold_start(&h, &op, !receive, &peer, &dog); /* the peer on the other end */
+    start_thread(&releaser, release_later, &h);
+    uint64_t v = 3, got = 0;
+    zc_send sf;
+    zc_recv rf;
+    inline_poller ip = {.out = &got, .last = ZC_EINVAL};
+    ip.self = (zc_waker){inline_repoll, &ip};
+    zc_status s;
+    if (receive) {
+        ip.recv = &rf;
+        zc_recv_init(&rf, f.rx);
+        s = zc_recv_poll(&rf, &ip.self, &got);
+    } else {
+        ip.send = &sf;
+        zc_send_init(&sf, f.tx, &v);
+        s = zc_send_poll(&sf, &ip.self);
+    }
+    pthread_join(releaser, NULL);
+    bool forced = hold_end(&h, peer, dog);
+    zc__test_set_hook(NULL, NULL);
+    assert_false(forced);
+    assert_int_equal(op.s, ZC_OK);
+    assert_int_equal(s, ZC_PENDING); /* the outer poll woke itself */
+    assert_int_equal(ip.max_depth, 1);
+    assert_int_equal(ip.last, ZC_OK); /* the poll inside the wake waited for the peer */
+    if (receive) {
+        assert_int_equal(got, 2); /* the held sender's message */
+    } else {
+        assert_int_equal(op.v, 1); /* the held receiver's catch */
+        expect_u64(f.rx, 3);
+    }
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
+static void test_send_polled_inside_its_own_wake_does_not_nest_while_a_peer_stalls(
+    void **state) {
+    (void)state;
+    run_inline_poll_while_a_peer_is_held(false);
+}
+
+static void test_recv_polled_inside_its_own_wake_does_not_nest_while_a_peer_stalls(
+    void **state) {
+    (void)state;
+    run_inline_poll_while_a_peer_is_held(true);
+}
+
 /* ---- a blocking call gives its CPU to a lower-priority peer held mid-operation ------- */
 
 /* Real-time threads on one CPU: a receiver (SCHED_FIFO 10) claims the only message of a
@@ -1971,6 +2059,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout),
         cmocka_unit_test(
             test_unbounded_all_or_nothing_batch_cut_by_enomem_is_not_cut_by_its_timeout),
+        cmocka_unit_test(test_send_polled_inside_its_own_wake_does_not_nest_while_a_peer_stalls),
+        cmocka_unit_test(test_recv_polled_inside_its_own_wake_does_not_nest_while_a_peer_stalls),
         cmocka_unit_test(test_blocking_send_lets_a_lower_priority_receiver_held_mid_copy_run),
 #endif
     };
