@@ -210,6 +210,7 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     const unsigned char *msgs = f->zc__msgs;
     bool all = f->zc__flags & ZC_ALL_OR_NOTHING;
     bool registered = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         size_t k = 0;
         zc_status s = chan_send_many(ch, msgs + f->zc__sent * ch->elem_size,
@@ -229,11 +230,14 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
             registered = true;
             continue; /* the re-check */
+        } else if (s == ZC_PENDING && zc__in_self_wake()) {
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            continue;
         } else if (s == ZC_PENDING) {
             /* A receiver is mid-release: poll again soon, keeping any wake-up we hold
              * (an all-or-nothing send may owe it to the next waiter). */
             f->zc__held = send_many_unregister(f, ch);
-            w->wake(w->ctx);
+            zc__wake_self(w);
             return ZC_PENDING;
         }
         send_many_finish(f, ch);
@@ -265,6 +269,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
     }
     zc__chan *ch = f->zc__rx->ch;
     bool registered = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         zc_status s = chan_recv_many(ch, out, max, got);
         if (s == ZC_EMPTY) {
@@ -276,10 +281,14 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
             registered = true;
             continue; /* the re-check */
         }
+        if (s == ZC_PENDING && zc__in_self_wake()) {
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            continue;
+        }
         if (s == ZC_PENDING) {
             /* Step off, passing on a wake-up we held (as future.c does). */
             zc__chan_finish_recv(ch, &f->zc__node);
-            w->wake(w->ctx); /* a sender is mid-write: poll again soon */
+            zc__wake_self(w); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }
         zc__chan_finish_recv(ch, &f->zc__node);

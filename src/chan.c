@@ -149,6 +149,17 @@ bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false
 
 
 
+/* Self-wakes this thread is inside (chan.h). Only this thread reads or writes it. */
+static _Thread_local unsigned self_wakes;
+
+void zc__wake_self(const zc_waker *w) {
+    self_wakes++;
+    w->wake(w->ctx);
+    self_wakes--;
+}
+
+bool zc__in_self_wake(void) { return self_wakes > 0; }
+
 bool zc__chan_recv_ready(zc__chan *ch) { return chan_len(ch) > 0 || zc__chan_is_closed(ch); }
 
 bool zc__chan_send_ready(zc__chan *ch) {

@@ -143,6 +143,17 @@ static inline void zc__chan_snooze(zc__chan *ch, zc__backoff *b, bool recv) {
 bool zc__chan_recv_ready(zc__chan *ch);
 bool zc__chan_send_ready(zc__chan *ch);
 
+/* The self-wake of a poll whose attempt met a peer mid-operation (a slot claimed and not
+ * yet published or released, a segment being installed): it asks to be polled again
+ * soon by calling its own waker. The waker contract lets an executor poll from inside
+ * that wake; had that poll met the same stall and woken itself again, every round would
+ * nest one poll and one wake deeper for as long as the peer stalls (a stack overflow
+ * after a 200 ms stall in a break test). So zc__wake_self counts the self-wakes this
+ * thread is inside, and a poll made from inside one (zc__in_self_wake) waits the peer out
+ * with a backoff instead, as zc_try_send does. */
+void zc__wake_self(const zc_waker *w);
+bool zc__in_self_wake(void);
+
 /* Whether the channel is closed (seq_cst: usable as the re-check half of a wait). */
 bool zc__chan_is_closed(zc__chan *ch);
 

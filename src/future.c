@@ -38,6 +38,7 @@ void zc_recv_init(zc_recv *f, zc_receiver *rx) {
 zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
                         zc__send_attempt attempt, void *arg, zc_status s) {
     bool registered = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         if (s == ZC_FULL) {
             if (registered) {
@@ -49,11 +50,16 @@ zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
             s = attempt(ch, arg); /* the re-check */
             continue;
         }
+        if (s == ZC_PENDING && zc__in_self_wake()) {
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            s = attempt(ch, arg);
+            continue;
+        }
         if (s == ZC_PENDING) {
             /* Step off, passing on a wake-up we held (a cancel after our self-wake would
              * otherwise lose it: found by the spin model, tests/model). */
             zc__chan_finish_send(ch, node);
-            w->wake(w->ctx); /* a receiver is mid-release: poll again soon */
+            zc__wake_self(w); /* a receiver is mid-release: poll again soon */
             return ZC_PENDING;
         }
         zc__chan_finish_send(ch, node);
@@ -117,6 +123,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     bool looks_empty = ch->bounded && zc__ring_looks_empty(&ch->q.ring);
     zc_status s = looks_empty ? ZC_EMPTY : zc__chan_recv(ch, out);
     bool registered = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         if (s == ZC_EMPTY) {
             if (registered) {
@@ -128,10 +135,15 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             s = zc__chan_recv(ch, out); /* the re-check */
             continue;
         }
+        if (s == ZC_PENDING && zc__in_self_wake()) {
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            s = zc__chan_recv(ch, out);
+            continue;
+        }
         if (s == ZC_PENDING) {
             /* Step off, passing on a wake-up we held (see the send side). */
             zc__chan_finish_recv(ch, &f->zc__node);
-            w->wake(w->ctx); /* a sender is mid-write: poll again soon */
+            zc__wake_self(w); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }
         zc__chan_finish_recv(ch, &f->zc__node);

@@ -136,6 +136,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
 
     size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
     bool registered = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         bool busy = false;
         for (size_t k = 0; k < n; k++) {
@@ -153,10 +154,14 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
+        if (registered && busy && zc__in_self_wake()) {
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            continue;
+        }
         if (registered) {
             /* A peer is between claiming and publishing a slot a case needs: it cannot
              * be relied on to wake us, so ask to be polled again soon (as future.c). */
-            if (busy) w->wake(w->ctx);
+            if (busy) zc__wake_self(w);
             return ZC_PENDING;
         }
         for (size_t i = 0; i < n; i++) {

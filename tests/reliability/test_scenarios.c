@@ -1806,12 +1806,20 @@ typedef struct inline_poller {
     zc_recv *recv;      /* or receive into *out */
     uint64_t *out;
     zc_waker self;      /* {inline_repoll, this} */
+    pthread_t owner;    /* the thread that polls; a wake from another is only counted */
+    atomic_uint elsewhere;
     int depth, max_depth;
-    zc_status last;     /* what the innermost finished poll returned */
+    zc_status last;     /* what the outermost inline poll returned */
 } inline_poller;
 
 static void inline_repoll(void *ctx) {
     inline_poller *ip = ctx;
+    if (!pthread_equal(pthread_self(), ip->owner)) {
+        /* An executor would queue the task; polling here too would make two polls of
+         * one future at once. Relaxed: a count. */
+        atomic_fetch_add_explicit(&ip->elsewhere, 1, memory_order_relaxed);
+        return;
+    }
     if (ip->depth >= DEPTH_CAP) return;
     ip->depth++;
     if (ip->depth > ip->max_depth) ip->max_depth = ip->depth;
@@ -1835,7 +1843,7 @@ static void run_inline_poll_while_a_peer_is_held(bool receive) {
     uint64_t v = 3, got = 0;
     zc_send sf;
     zc_recv rf;
-    inline_poller ip = {.out = &got, .last = ZC_EINVAL};
+    inline_poller ip = {.out = &got, .owner = pthread_self(), .last = ZC_EINVAL};
     ip.self = (zc_waker){inline_repoll, &ip};
     zc_status s;
     if (receive) {
