@@ -250,7 +250,10 @@ ZC_EXPORT zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_
  * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
  *                    waits forever.
  * @return as zc_send_many_blocking, plus ZC_TIMEDOUT (the first *sent were sent, the
- *         rest are the caller's; 0 with ZC_ALL_OR_NOTHING).
+ *         rest are the caller's; 0 with ZC_ALL_OR_NOTHING). With ZC_ALL_OR_NOTHING on an
+ *         unbounded channel, a batch that has begun is finished (see zc_try_send_many):
+ *         a sender stalled while it installs the next segment can make the call return
+ *         after the deadline, with ZC_OK.
  */
 ZC_EXPORT zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n,
                                          size_t *sent, unsigned flags, uint64_t timeout_ns);

@@ -198,7 +198,10 @@ ZC_EXPORT bool zc_receiver_close(zc_receiver *rx);
  *           then yields, and after some 16 yields sleeps 20 µs at a time (a stalled
  *           peer of lower real-time priority gets the CPU only from a sleep). Otherwise
  *           it never sleeps. The futures and the timed calls do not wait there: they
- *           poll again soon, and a timeout expires on time.
+ *           poll again soon, and a timeout expires on time. Two exceptions wait as this
+ *           call does: a poll made from inside its own wake (see zc_send_poll), and an
+ *           all-or-nothing batch on an unbounded channel once it has begun
+ *           (zchan/batch.h), whose timed call can then return after its deadline.
  * Ordering: a send happens-before the receive that returns its message.
  * Wakes: at most one waiting receiver.
  * Source: D. Vyukov, bounded MPMC queue; crossbeam-channel array and list flavours.
@@ -297,6 +300,12 @@ ZC_EXPORT void zc_send_init(zc_send *f, zc_sender *tx, const void *msg);
  *         returned ZC_OK or ZC_CLOSED returns the same again and sends nothing more.
  *
  * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
+ * Progress: a receiver stalled mid-release on the slot this send needs (or, unbounded, a
+ *           sender installing the next segment) cannot be relied on to wake it: the poll
+ *           calls w's wake itself and returns ZC_PENDING, to be polled again soon. A poll
+ *           made from inside that wake (an executor that polls inline) waits the peer
+ *           out instead, as zc_try_send does, so that such polls do not nest one inside
+ *           the other for as long as the peer stalls.
  * Wakes: at most one waiting receiver; a wake-up it absorbed and did not use is passed
  *        on to the next waiting sender.
  * Source: register-then-recheck (Dekker) against the ring's claiming CAS; wake handshake
@@ -337,6 +346,8 @@ ZC_EXPORT void zc_recv_init(zc_recv *f, zc_receiver *rx);
  *         w->wake, the handle or out NULL).
  *
  * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
+ * Progress: as zc_send_poll's, for a sender stalled mid-write on the next message (or,
+ *           unbounded, a receiver moving to the next segment).
  * Wakes: at most one waiting sender (bounded); an absorbed, unused wake-up is passed on.
  */
 ZC_EXPORT zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out);
