@@ -74,9 +74,10 @@ memcheck() {
     passed=$((passed + total - bad)) failed=$((failed + bad))
     echo "valgrind ($name): $((total - bad)) passed, $bad failed in $((SECONDS - t0)) s"
 }
-# test_typed_* only compile; test_yield counts the thread's voluntary context switches,
-# and valgrind's own thread lock adds some.
-memcheck unit any -L unit -E '^(test_typed_|test_yield$)'
+# test_typed_* and test_builds_with_lto only compile (they would check the compiler);
+# test_yield counts the thread's voluntary context switches, and valgrind's own thread
+# lock adds some.
+memcheck unit any -L unit -E '^(test_typed_|test_builds_with_lto$|test_yield$)'
 memcheck stress ${#stress[@]} -R "^($(IFS='|'; echo "${stress[*]}"))\$"
 # The scenario tests with 1 % of their race rounds (about 25 s under valgrind), and the
 # fuzz target's checks on its corpus and 3000 generated inputs (about 15 s).
