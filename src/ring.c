@@ -139,7 +139,7 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
     zc_status s = ring_claim_send(r, &tail);
     if (s != ZC_OK) return s;
     size_t index = tail & (r->mark_bit - 1);
-    zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
+    zc__copy_in(zc__ring_msg(r, index), msg, r->elem_size);
     /* [R1] publish the message; pairs with [A2] in zc__ring_pop(). */
     atomic_store_explicit(zc__ring_stamp(r, index), tail + 1, memory_order_release);
     ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
@@ -160,7 +160,7 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-                zc__copy_msg(out, zc__ring_msg(r, index), r->elem_size);
+                zc__copy_out(out, zc__ring_msg(r, index), r->elem_size);
                 /* [R2] release the slot for the next lap; pairs with [A1]. */
                 atomic_store_explicit(zc__ring_stamp(r, index), head + r->one_lap,
                                       memory_order_release);
@@ -211,7 +211,7 @@ zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg) {
      * into a slot that another position may own now: a reserved stamp is ours alone. */
     size_t now = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
     if (now != reserved) return now == ((pos + 1) | r->mark_bit) ? ZC_CLOSED : ZC_EINVAL;
-    zc__copy_msg(zc__ring_msg(r, index), msg, r->elem_size);
+    zc__copy_in(zc__ring_msg(r, index), msg, r->elem_size);
     /* [S3] seq_cst CAS: publishes the message as [R1] does (pairs with [A2]) and, being an
      * RMW before the caller's look at the receivers' waiter count, pairs with a waiting
      * receiver's seq_cst re-read of the reserved stamp in zc__ring_pop_marked (Dekker).

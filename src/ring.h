@@ -155,7 +155,7 @@ static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
         atomic_compare_exchange_strong_explicit(&r->tail, &tail, next, memory_order_seq_cst,
                                                 memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(slot + ZC__RING_MSG_OFFSET, msg, elem_size);
+        zc__copy_in(slot + ZC__RING_MSG_OFFSET, msg, elem_size);
         /* [R1] publish the message; pairs with [A2]. */
         atomic_store_explicit(stamp, tail + 1, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
@@ -184,7 +184,7 @@ static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
         atomic_compare_exchange_strong_explicit(&r->head, &head, next, memory_order_seq_cst,
                                                 memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(out, slot + ZC__RING_MSG_OFFSET, elem_size);
+        zc__copy_out(out, slot + ZC__RING_MSG_OFFSET, elem_size);
         /* [R2] release the slot for the next lap; pairs with [A1]. */
         atomic_store_explicit(stamp, head + one_lap, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);

@@ -59,7 +59,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 for (size_t i = 0, p = tail; i < k; i++, p = zc__ring_next(r, p)) {
                     size_t index = p & (r->mark_bit - 1);
-                    zc__copy_msg(zc__ring_msg(r, index), batch_msg(msgs, i, r->elem_size),
+                    zc__copy_in(zc__ring_msg(r, index), batch_msg(msgs, i, r->elem_size),
                                  r->elem_size);
                     /* [R1] publish each message; pairs with [A2]. */
                     atomic_store_explicit(zc__ring_stamp(r, index), p + 1, memory_order_release);
@@ -119,7 +119,7 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count) {
                 unsigned char *dst = out;
                 for (size_t i = 0, p = head; i < k; i++, p = zc__ring_next(r, p)) {
                     size_t index = p & (r->mark_bit - 1);
-                    zc__copy_msg(dst + i * r->elem_size, zc__ring_msg(r, index), r->elem_size);
+                    zc__copy_out(dst + i * r->elem_size, zc__ring_msg(r, index), r->elem_size);
                     /* [R2] release each slot for the next lap; pairs with [A1]. */
                     atomic_store_explicit(zc__ring_stamp(r, index), p + r->one_lap,
                                           memory_order_release);

@@ -251,7 +251,7 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
                 next_seg = NULL;
                 ZC__HOOK(ZC__HOOK_SEGMENT_INSTALLED);
             }
-            zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
+            zc__copy_in(zc__seg_msg(q, seg, offset), msg, q->elem_size);
             /* [R4] release: publish the message; pairs with [A4] in zc__segq_pop(). */
             atomic_store_explicit(&zc__seg_slot(q, seg, offset)->written, 1u, memory_order_release);
             ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
@@ -321,7 +321,7 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
             /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
             while (!atomic_load_explicit(&slot->written, memory_order_acquire))
                 zc__backoff_snooze(&wait);
-            zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
+            zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
             if (offset + 1 == ZC__SEG_CAP)
                 zc__segq_reclaim(q, seg); /* the last slot: no one waits for its read word */
             else

@@ -173,7 +173,7 @@ static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
                                                 tail + ((size_t)1 << ZC__SEG_SHIFT),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_msg(zc__seg_msg(q, seg, offset), msg, q->elem_size);
+        zc__copy_in(zc__seg_msg(q, seg, offset), msg, q->elem_size);
         /* [R4] release: publish the message; pairs with [A4] in the receiver. */
         atomic_store_explicit(&zc__seg_slot(q, seg, offset)->written, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
@@ -212,7 +212,7 @@ static inline bool zc__segq_pop_fast(zc__segq *q, void *out) {
         /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
         while (!atomic_load_explicit(&slot->written, memory_order_acquire))
             zc__backoff_snooze(&wait);
-        zc__copy_msg(out, zc__seg_msg(q, seg, offset), q->elem_size);
+        zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
         /* [R6] release: our last access to the segment; pairs with [A6] (segq.c). */
         atomic_store_explicit(&slot->read, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
