@@ -1521,11 +1521,15 @@ static void *held_try_send(void *arg) {
 
 /* Start the peer (a zc_try_recv, or a zc_try_send of op->v) on op's channel and wait
  * until it is held at its SLOT_CLAIMED point; then start the watchdog. */
-static void hold_start(hold *h, held_op *op, bool receive, pthread_t *peer, pthread_t *dog) {
+static void hold_init(hold *h) {
     atomic_init(&h->held, false);
     atomic_init(&h->release, false);
     atomic_init(&h->forced, false);
     atomic_init(&h->freed, 0);
+}
+
+static void hold_start(hold *h, held_op *op, bool receive, pthread_t *peer, pthread_t *dog) {
+    hold_init(h);
     zc__test_set_hook(hold_hook, h);
     start_thread(peer, receive ? held_try_recv : held_try_send, op);
     while (!atomic_load_explicit(&h->held, memory_order_acquire))
@@ -1698,16 +1702,22 @@ static void split_hook(zc__hook_point point, void *ctx) {
     start_thread(&sp->releaser, release_later, &sp->h);
 }
 
+/* After the batch returned: let the peer go (at once if the batch did not wait for it),
+ * join it and the releaser, and take the hook off. */
+static void split_end(split *sp) {
+    atomic_store_explicit(&sp->h.release, true, memory_order_release);
+    pthread_join(sp->peer, NULL);
+    pthread_join(sp->releaser, NULL);
+    zc__test_set_hook(NULL, NULL);
+}
+
 static void test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 0);
     for (uint64_t v = 1; v <= SEG_SLOTS - 2; v++) send_u64(f.tx, v);
     split sp = {.op = {.f = &f, .v = 100}};
-    atomic_init(&sp.h.held, false);
-    atomic_init(&sp.h.release, false);
-    atomic_init(&sp.h.forced, false);
-    atomic_init(&sp.h.freed, 0);
+    hold_init(&sp.h);
     zc__test_set_hook(split_hook, &sp);
     uint64_t batch[4] = {201, 202, 203, 204};
     size_t sent = 99;
@@ -1715,10 +1725,7 @@ static void test_unbounded_all_or_nothing_batch_is_not_cut_by_its_timeout(void *
     zc_status s = zc_send_many_timeout(f.tx, batch, 4, &sent, ZC_ALL_OR_NOTHING,
                                        20 * 1000 * 1000);
     split_me = false;
-    atomic_store_explicit(&sp.h.release, true, memory_order_release); /* if it returned early */
-    pthread_join(sp.peer, NULL);
-    pthread_join(sp.releaser, NULL);
-    zc__test_set_hook(NULL, NULL);
+    split_end(&sp);
     assert_int_equal(sp.op.s, ZC_OK);
     assert_int_equal(s, ZC_OK);
     assert_int_equal(sent, 4);
@@ -1761,10 +1768,7 @@ static void test_unbounded_all_or_nothing_batch_cut_by_enomem_is_not_cut_by_its_
     send_u64(f.tx, 1); /* the first segment, then its first slot taken out again */
     expect_u64(f.rx, 1);
     split sp = {.op = {.f = &f, .v = 100}};
-    atomic_init(&sp.h.held, false);
-    atomic_init(&sp.h.release, false);
-    atomic_init(&sp.h.forced, false);
-    atomic_init(&sp.h.freed, 0);
+    hold_init(&sp.h);
     zc__test_set_hook(hold_hook, &sp.h);
     enum { N = 40, BEFORE = SEG_SLOTS - 2 }; /* slots 1 .. 29 before the last one */
     uint64_t batch[N];
@@ -1775,10 +1779,7 @@ static void test_unbounded_all_or_nothing_batch_cut_by_enomem_is_not_cut_by_its_
     zc_status s = zc_send_many_timeout(f.tx, batch, N, &sent, ZC_ALL_OR_NOTHING,
                                        20 * 1000 * 1000);
     fail_alloc_me = false;
-    atomic_store_explicit(&sp.h.release, true, memory_order_release); /* if it returned early */
-    pthread_join(sp.peer, NULL);
-    pthread_join(sp.releaser, NULL);
-    zc__test_set_hook(NULL, NULL);
+    split_end(&sp);
     assert_int_equal(sp.op.s, ZC_OK);
     assert_int_equal(s, ZC_OK);
     assert_int_equal(sent, N);
