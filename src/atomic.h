@@ -96,8 +96,8 @@ _Static_assert(alignof(_Atomic unsigned int) == alignof(unsigned int), "atomic u
  * run for that channel's size would otherwise be reported as an overflow of it (gcc 12
  * -Wstringop-overflow, -Wstringop-overread, -Warray-bounds), failing -Werror builds. Only
  * the caller's side is hidden: the queue's slot is heap memory of unknown size to the
- * compiler, and its address stays an addressing mode (hiding it too cost a `lea` and
- * 3-4% in bench rows 1 and 3). */
+ * compiler, and its address stays an addressing mode (hiding it too added a `lea` to
+ * every copy). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZC__HIDE_OBJECT(p) __asm__("" : "+r"(p))
 #else
