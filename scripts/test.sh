@@ -68,8 +68,8 @@ else
     echo "== contract: skipped (no ../shared/spec beside the project)"
 fi
 step package tests/package/run.sh
-# Reliability: memcheck, aarch64 under qemu-user, 32-bit x86 (i686), a short fuzz run. (The waiter-list model
-# runs in the dev preset's ctest, label model.)
+# Reliability: memcheck, aarch64 under qemu-user, 32-bit x86 (i686), a short fuzz run.
+# (The waiter-list model runs in the dev preset's ctest, label model.)
 step valgrind scripts/valgrind.sh
 step aarch64 scripts/cross.sh aarch64
 step i686 scripts/cross.sh i686
