@@ -23,7 +23,8 @@ cd "$(dirname "$0")/.." || exit 1
 target=${1:-}
 case $target in
 aarch64) debarch=arm64 cpus=(max cortex-a53) extra=()
-         packages=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
+         packages=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
+                   qemu-user) ;;
 i686)    debarch=i386 cpus=(native) extra=(-DZCHAN_TEST_HOOKS=ON)
          packages=(gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross) ;;
 *)       echo "usage: scripts/cross.sh aarch64|i686" >&2; exit 2 ;;
@@ -45,7 +46,8 @@ fi
 start=$SECONDS dir=build/$target log=build/$target.log
 echo "== $target: build ($dir)"
 mkdir -p build
-if ! { cmake -S . -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/toolchain-$target.cmake" \
+if ! { cmake -S . -B "$dir" -G Ninja \
+           -DCMAKE_TOOLCHAIN_FILE="cmake/toolchain-$target.cmake" \
            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO='-O2 -g' \
            -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g' -DZCHAN_WERROR=ON "${extra[@]}" \
            >"$log" 2>&1 &&
