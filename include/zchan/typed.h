@@ -8,10 +8,11 @@
  * implicitly still converts: a double passed by value to a channel of int (-Wconversion
  * reports it), or a void * buffer passed as an array of T.
  *
- * Everything it declares is a thin static inline layer over the byte API of
- * zchan/mpmc.h and zchan/block.h (elem_size is sizeof(T)); the behaviour, statuses,
- * waker contract and thread safety are exactly those of the functions named on the
- * right below, and the typed handles are the byte handles under another name.
+ * Everything it declares is a thin static inline layer over the byte API (elem_size is
+ * sizeof(T)); the behaviour, statuses, waker contract and thread safety are exactly
+ * those of the functions named on the right below, and the typed handles are the byte
+ * handles under another name. ZC_DEFINE_BROADCAST (below) does the same for the
+ * broadcast channel.
  *
  * ZC_DEFINE_CHANNEL(name, T) declares, at file scope and with no trailing semicolon
  * (name_x below stands for the pasted token name \#\# _x), each wrapping the zc_ call named
@@ -97,6 +98,49 @@
  *   void name_receiver_closed_init(zc_receiver_closed *f, name_receiver *rx)
  *                                                             zc_receiver_closed_init
  *
+ * ZC_DEFINE_BROADCAST(name, T) declares the same for a broadcast channel of T
+ * (zchan/broadcast.h; defined where zchan/config.h has ZCHAN_HAS_BROADCAST). Its
+ * handles are distinct types from any ZC_DEFINE_CHANNEL's, so give it its own name:
+ *   name_sender, name_receiver        incomplete handle types (zc_bcast_sender, _receiver)
+ *   zc_status name_new(size_t cap, zc_bcast_mode mode, name_sender **tx,
+ *                      name_receiver **rx)                                 zc_bcast_new
+ *   zc_status name_new_with(size_t cap, zc_bcast_mode mode,
+ *                           void (*clone_msg)(void *dst, const void *src, void *ctx),
+ *                           void (*drop_msg)(void *msg, void *ctx), void *ctx,
+ *                           name_sender **tx, name_receiver **rx)          zc_bcast_new
+ *   name_sender *name_sender_clone(name_sender *tx)                zc_bcast_sender_clone
+ *   void name_sender_drop(name_sender *tx)                          zc_bcast_sender_drop
+ *   bool name_sender_close(name_sender *tx)                        zc_bcast_sender_close
+ *   name_receiver *name_subscribe(name_sender *tx)                    zc_bcast_subscribe
+ *   name_receiver *name_receiver_clone(name_receiver *rx)        zc_bcast_receiver_clone
+ *   void name_receiver_drop(name_receiver *rx)                    zc_bcast_receiver_drop
+ *   bool name_receiver_close(name_receiver *rx)                  zc_bcast_receiver_close
+ *   zc_status name_try_send(name_sender *tx, T msg)                    zc_bcast_try_send
+ *   zc_status name_try_recv(name_receiver *rx, T *out, uint64_t *missed)
+ *                                                                      zc_bcast_try_recv
+ *   zc_status name_send_blocking(name_sender *tx, T msg)          zc_bcast_send_blocking
+ *   zc_status name_recv_blocking(name_receiver *rx, T *out, uint64_t *missed)
+ *                                                                 zc_bcast_recv_blocking
+ *   zc_status name_send_timeout(name_sender *tx, T msg, uint64_t timeout_ns)
+ *                                                                  zc_bcast_send_timeout
+ *   zc_status name_recv_timeout(name_receiver *rx, T *out, uint64_t *missed,
+ *                               uint64_t timeout_ns)               zc_bcast_recv_timeout
+ *   zc_status name_sender_info(const name_sender *tx, zc_info *out) zc_bcast_sender_info
+ *   zc_status name_receiver_info(const name_receiver *rx, zc_info *out)
+ *                                                                 zc_bcast_receiver_info
+ *   name_send                       send future: a zc_bcast_send and the T it sends
+ *   void name_send_init(name_send *f, name_sender *tx, T msg)         zc_bcast_send_init
+ *   zc_status name_send_poll(name_send *f, const zc_waker *w)         zc_bcast_send_poll
+ *   void name_send_cancel(name_send *f)                             zc_bcast_send_cancel
+ *   T *name_send_msg(name_send *f)             the message the future holds (NULL if f is)
+ *   name_recv                                    receive future and stream (zc_bcast_recv)
+ *   void name_recv_init(name_recv *f, name_receiver *rx)              zc_bcast_recv_init
+ *   zc_status name_recv_poll(name_recv *f, const zc_waker *w, T *out, uint64_t *missed)
+ *                                                                     zc_bcast_recv_poll
+ *   void name_recv_cancel(name_recv *f)                             zc_bcast_recv_cancel
+ * The _with constructor's clone_msg and drop_msg are the byte-level callbacks of
+ * zc_bcast_config, with the same alignment caveat as drop_msg below.
+ *
  * The typed futures' poll returns ZC_EINVAL for a NULL future, and their init and cancel
  * do nothing with one, as the byte futures do; a NULL permit is passed on as NULL
  * (ZC_EINVAL from the call that needs it). The _with constructors take the
@@ -104,10 +148,10 @@
  * bytes of one T that no receiver will take, possibly not aligned for T, so copy it
  * out with memcpy before use.
  *
- * A name_send future copies the message into itself at init: unlike zc_send it does not
- * borrow the caller's storage, but it must not move in memory from init until it
- * completes or is cancelled. After ZC_CLOSED or a cancel the message is still the
- * caller's, at name_send_msg(f).
+ * A name_send future (of either macro) copies the message into itself at init: unlike
+ * zc_send or zc_bcast_send it does not borrow the caller's storage, but it must not move
+ * in memory from init until it completes or is cancelled. After ZC_CLOSED or a cancel
+ * the message is still the caller's, at name_send_msg(f).
  *
  * T must be a complete object type other than an array, not const- or
  * volatile-qualified, spelled so that `T x` declares x (typedef a function-pointer type
@@ -135,7 +179,7 @@
  * | call                   | concurrent with                                          |
  * |------------------------|----------------------------------------------------------|
  * | every name_* function  | as its zc_* counterpart (zchan/mpmc.h, block.h, batch.h,  |
- * |                        | permit.h, select.h, closed.h)                            |
+ * |                        | permit.h, select.h, closed.h, broadcast.h)               |
  */
 #ifndef ZCHAN_TYPED_H
 #define ZCHAN_TYPED_H
@@ -147,6 +191,7 @@
 #include <zchan/batch.h>
 #include <zchan/block.h>
 #include <zchan/closed.h>
+#include <zchan/config.h>
 #include <zchan/mpmc.h>
 #include <zchan/permit.h>
 #include <zchan/select.h>
@@ -162,13 +207,13 @@
 #ifdef __cplusplus
 #include <type_traits>
 #define ZC__CAST(type, x) reinterpret_cast<type>(x)
-#define ZC__TYPED_CHECK(name, T)                                                           \
+#define ZC__TYPED_CHECK(macro, name, T)                                                    \
     static_assert(std::is_trivially_copyable<T>::value,                                    \
-                  "ZC_DEFINE_CHANNEL(" #name ", " #T "): a channel copies the bytes of "   \
-                  "its messages, so T must be trivially copyable");
+                  #macro "(" #name ", " #T "): a channel copies the bytes of its "         \
+                  "messages, so T must be trivially copyable");
 #else
 #define ZC__CAST(type, x) ((type)(x))
-#define ZC__TYPED_CHECK(name, T)
+#define ZC__TYPED_CHECK(macro, name, T)
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define ZC__TYPED_FN static inline __attribute__((unused))
@@ -184,7 +229,7 @@
  * @param T     Message type; elem_size is sizeof(T).
  */
 #define ZC_DEFINE_CHANNEL(name, T)                                                         \
-    ZC__TYPED_CHECK(name, T)                                                               \
+    ZC__TYPED_CHECK(ZC_DEFINE_CHANNEL, name, T)                                            \
     typedef struct name##_sender name##_sender;                                            \
     typedef struct name##_receiver name##_receiver;                                        \
     /** A send future of name: the zc_send and the message it sends. Fields private. */    \
@@ -445,5 +490,148 @@
                                                   name##_receiver *zc__rx) {               \
         zc_receiver_closed_init(zc__f, ZC__CAST(zc_receiver *, zc__rx));                   \
     }
+
+#if defined(ZCHAN_HAS_BROADCAST)
+#include <zchan/broadcast.h>
+
+/**
+ * Declare a broadcast channel of T values named name: handle types, futures and
+ * functions (see the broadcast table at the top of zchan/typed.h). Use at file scope,
+ * with no semicolon after it.
+ *
+ * @param name  Identifier prefix of everything declared.
+ * @param T     Message type; elem_size is sizeof(T).
+ */
+#define ZC_DEFINE_BROADCAST(name, T)                                                       \
+    ZC__TYPED_CHECK(ZC_DEFINE_BROADCAST, name, T)                                          \
+    typedef struct name##_sender name##_sender;                                            \
+    typedef struct name##_receiver name##_receiver;                                        \
+    /** A send future of name: the zc_bcast_send and the message it sends. Private. */     \
+    typedef struct name##_send {                                                           \
+        zc_bcast_send zc__fut;                                                             \
+        T zc__msg;                                                                         \
+    } name##_send;                                                                         \
+    /** A receive future (and stream) of name. Fields private. */                          \
+    typedef struct name##_recv {                                                           \
+        zc_bcast_recv zc__fut;                                                             \
+    } name##_recv;                                                                         \
+                                                                                           \
+    ZC__TYPED_FN zc_status name##_new_with(                                                \
+        size_t zc__cap, zc_bcast_mode zc__mode,                                            \
+        void (*zc__clone)(void *, const void *, void *),                                   \
+        void (*zc__drop)(void *, void *), void *zc__ctx, name##_sender **zc__tx,           \
+        name##_receiver **zc__rx) {                                                        \
+        zc_bcast_config zc__cfg;                                                           \
+        zc__cfg.elem_size = sizeof(T);                                                     \
+        zc__cfg.mode = zc__mode;                                                           \
+        zc__cfg.clone_msg = zc__clone;                                                     \
+        zc__cfg.drop_msg = zc__drop;                                                       \
+        zc__cfg.ctx = zc__ctx;                                                             \
+        return zc_bcast_new(zc__cap, &zc__cfg, ZC__CAST(zc_bcast_sender **, zc__tx),       \
+                            ZC__CAST(zc_bcast_receiver **, zc__rx));                       \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_new(size_t zc__cap, zc_bcast_mode zc__mode,              \
+                                      name##_sender **zc__tx, name##_receiver **zc__rx) {  \
+        return name##_new_with(zc__cap, zc__mode, NULL, NULL, NULL, zc__tx, zc__rx);       \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN name##_sender *name##_sender_clone(name##_sender *zc__tx) {               \
+        zc_bcast_sender *zc__clone =                                                       \
+            zc_bcast_sender_clone(ZC__CAST(zc_bcast_sender *, zc__tx));                    \
+        return ZC__CAST(name##_sender *, zc__clone);                                       \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_sender_drop(name##_sender *zc__tx) {                          \
+        zc_bcast_sender_drop(ZC__CAST(zc_bcast_sender *, zc__tx));                         \
+    }                                                                                      \
+    ZC__TYPED_FN bool name##_sender_close(name##_sender *zc__tx) {                         \
+        return zc_bcast_sender_close(ZC__CAST(zc_bcast_sender *, zc__tx));                 \
+    }                                                                                      \
+    ZC__TYPED_FN name##_receiver *name##_subscribe(name##_sender *zc__tx) {                \
+        zc_bcast_receiver *zc__rx =                                                        \
+            zc_bcast_subscribe(ZC__CAST(zc_bcast_sender *, zc__tx));                       \
+        return ZC__CAST(name##_receiver *, zc__rx);                                        \
+    }                                                                                      \
+    ZC__TYPED_FN name##_receiver *name##_receiver_clone(name##_receiver *zc__rx) {         \
+        zc_bcast_receiver *zc__clone =                                                     \
+            zc_bcast_receiver_clone(ZC__CAST(zc_bcast_receiver *, zc__rx));                \
+        return ZC__CAST(name##_receiver *, zc__clone);                                     \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_receiver_drop(name##_receiver *zc__rx) {                      \
+        zc_bcast_receiver_drop(ZC__CAST(zc_bcast_receiver *, zc__rx));                     \
+    }                                                                                      \
+    ZC__TYPED_FN bool name##_receiver_close(name##_receiver *zc__rx) {                     \
+        return zc_bcast_receiver_close(ZC__CAST(zc_bcast_receiver *, zc__rx));             \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN zc_status name##_try_send(name##_sender *zc__tx, T zc__v) {               \
+        return zc_bcast_try_send(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v);             \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out,            \
+                                           uint64_t *zc__missed) {                         \
+        return zc_bcast_try_recv(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,           \
+                                 zc__missed);                                              \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_blocking(name##_sender *zc__tx, T zc__v) {          \
+        return zc_bcast_send_blocking(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v);        \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_blocking(name##_receiver *zc__rx, T *zc__out,       \
+                                                uint64_t *zc__missed) {                    \
+        return zc_bcast_recv_blocking(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,      \
+                                      zc__missed);                                         \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_timeout(name##_sender *zc__tx, T zc__v,             \
+                                               uint64_t zc__timeout_ns) {                  \
+        return zc_bcast_send_timeout(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v,          \
+                                     zc__timeout_ns);                                      \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_timeout(name##_receiver *zc__rx, T *zc__out,        \
+                                               uint64_t *zc__missed,                       \
+                                               uint64_t zc__timeout_ns) {                  \
+        return zc_bcast_recv_timeout(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,       \
+                                     zc__missed, zc__timeout_ns);                          \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *zc__tx,                 \
+                                              zc_info *zc__out) {                          \
+        return zc_bcast_sender_info(ZC__CAST(const zc_bcast_sender *, zc__tx), zc__out);   \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_receiver_info(const name##_receiver *zc__rx,             \
+                                                zc_info *zc__out) {                        \
+        return zc_bcast_receiver_info(ZC__CAST(const zc_bcast_receiver *, zc__rx),         \
+                                      zc__out);                                            \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN void name##_send_init(name##_send *zc__f, name##_sender *zc__tx,          \
+                                       T zc__v) {                                          \
+        if (zc__f == NULL)                                                                 \
+            return;                                                                        \
+        zc__f->zc__msg = zc__v;                                                            \
+        zc_bcast_send_init(&zc__f->zc__fut, ZC__CAST(zc_bcast_sender *, zc__tx),           \
+                           &zc__f->zc__msg);                                               \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_poll(name##_send *zc__f, const zc_waker *zc__w) {   \
+        return zc__f == NULL ? ZC_EINVAL : zc_bcast_send_poll(&zc__f->zc__fut, zc__w);     \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_send_cancel(name##_send *zc__f) {                             \
+        if (zc__f != NULL)                                                                 \
+            zc_bcast_send_cancel(&zc__f->zc__fut);                                         \
+    }                                                                                      \
+    ZC__TYPED_FN T *name##_send_msg(name##_send *zc__f) {                                  \
+        return zc__f == NULL ? NULL : &zc__f->zc__msg;                                     \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_init(name##_recv *zc__f, name##_receiver *zc__rx) {      \
+        if (zc__f != NULL)                                                                 \
+            zc_bcast_recv_init(&zc__f->zc__fut, ZC__CAST(zc_bcast_receiver *, zc__rx));    \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *zc__f, const zc_waker *zc__w,     \
+                                            T *zc__out, uint64_t *zc__missed) {            \
+        return zc__f == NULL                                                               \
+                   ? ZC_EINVAL                                                             \
+                   : zc_bcast_recv_poll(&zc__f->zc__fut, zc__w, zc__out, zc__missed);      \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_cancel(name##_recv *zc__f) {                             \
+        if (zc__f != NULL)                                                                 \
+            zc_bcast_recv_cancel(&zc__f->zc__fut);                                         \
+    }
+#endif /* ZCHAN_HAS_BROADCAST */
 
 #endif /* ZCHAN_TYPED_H */

@@ -1,7 +1,8 @@
 /* Unit tests of zchan/typed.h: a channel of a struct type through every generated
  * function: futures, the blocking layer, batches, permits, select cases and close
- * futures included. (typed_wrong_type.c, compiled by
- * ctest, checks that the wrong type does not compile.) */
+ * futures included; and a broadcast channel of it through every function of
+ * ZC_DEFINE_BROADCAST. (typed_wrong_type.c, compiled by ctest, checks that the wrong
+ * type does not compile.) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -400,6 +401,200 @@ static void test_typed_select_cases_and_close_futures(void **state) {
     readings_receiver_drop(rx_b);
 }
 
+#if defined(ZCHAN_HAS_BROADCAST) /* zchan/config.h: the broadcast channel was built */
+ZC_DEFINE_BROADCAST(feeds, reading)
+
+static void test_typed_broadcast_gives_every_receiver_every_field(void **state) {
+    (void)state;
+    feeds_sender *tx;
+    feeds_receiver *rx;
+    assert_int_equal(feeds_new(2, ZC_BCAST_BACKPRESSURE, &tx, &rx), ZC_OK);
+    feeds_receiver *late = feeds_subscribe(tx);
+    assert_non_null(late);
+    assert_int_equal(feeds_try_send(tx, make_reading(1)), ZC_OK);
+    feeds_receiver *copy = feeds_receiver_clone(rx); /* at rx's position: sees 1 too */
+    assert_non_null(copy);
+    assert_int_equal(feeds_try_send(tx, make_reading(2)), ZC_OK);
+    assert_int_equal(feeds_try_send(tx, make_reading(3)), ZC_FULL);
+
+    zc_info info;
+    assert_int_equal(feeds_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, 2);
+    assert_int_equal(info.capacity, 2);
+    assert_int_equal(info.receivers, 3);
+    feeds_receiver *each[] = {rx, late, copy};
+    for (int i = 0; i < 3; i++) {
+        reading got;
+        uint64_t missed = 99;
+        assert_int_equal(feeds_try_recv(each[i], &got, &missed), ZC_OK);
+        expect_reading(&got, 1);
+        assert_int_equal(feeds_receiver_info(each[i], &info), ZC_OK);
+        assert_int_equal(info.len, 1);
+        assert_int_equal(feeds_try_recv(each[i], &got, &missed), ZC_OK);
+        expect_reading(&got, 2);
+        assert_int_equal(feeds_try_recv(each[i], &got, &missed), ZC_EMPTY);
+        assert_int_equal(missed, 99); /* written only on ZC_LAGGED */
+    }
+
+    feeds_sender *tx2 = feeds_sender_clone(tx);
+    assert_non_null(tx2);
+    feeds_sender_drop(tx); /* tx2 still open */
+    assert_int_equal(feeds_try_send(tx2, make_reading(4)), ZC_OK);
+    assert_true(feeds_receiver_close(late));
+    assert_false(feeds_sender_close(tx2));
+    assert_int_equal(feeds_try_send(tx2, make_reading(5)), ZC_CLOSED);
+    reading got;
+    assert_int_equal(feeds_try_recv(copy, &got, NULL), ZC_OK); /* sent before the close */
+    expect_reading(&got, 4);
+    assert_int_equal(feeds_try_recv(copy, &got, NULL), ZC_CLOSED);
+    feeds_sender_drop(tx2);
+    feeds_receiver_drop(rx);
+    feeds_receiver_drop(late);
+    feeds_receiver_drop(copy);
+}
+
+/* clone_msg and drop_msg for the broadcast of readings: count the calls; the clone is
+ * the original with its value negated, so a test can tell which one it got. */
+typedef struct feed_calls {
+    int clones, drops, last_dropped;
+} feed_calls;
+
+static void clone_feed(void *dst, const void *src, void *ctx) {
+    reading r;
+    memcpy(&r, src, sizeof r); /* the slot need not be aligned for reading */
+    r.value = -r.value;
+    memcpy(dst, &r, sizeof r);
+    ((feed_calls *)ctx)->clones++;
+}
+
+static void drop_feed(void *msg, void *ctx) {
+    reading r;
+    memcpy(&r, msg, sizeof r);
+    feed_calls *calls = ctx;
+    calls->drops++;
+    calls->last_dropped = r.sensor;
+}
+
+static void test_typed_broadcast_overflow_lags_and_calls_back(void **state) {
+    (void)state;
+    feed_calls calls = {0, 0, 0};
+    feeds_sender *tx;
+    feeds_receiver *rx;
+    assert_int_equal(
+        feeds_new_with(2, ZC_BCAST_OVERFLOW, clone_feed, drop_feed, &calls, &tx, &rx),
+        ZC_OK);
+    feeds_receiver *other = feeds_subscribe(tx);
+    assert_non_null(other);
+    for (int i = 1; i <= 5; i++)
+        assert_int_equal(feeds_try_send(tx, make_reading(i)), ZC_OK); /* never FULL */
+    assert_int_equal(calls.drops, 3); /* 1, 2 and 3 overwritten */
+    assert_int_equal(calls.last_dropped, 3);
+
+    reading got;
+    uint64_t missed = 0;
+    assert_int_equal(feeds_try_recv(rx, &got, &missed), ZC_LAGGED);
+    assert_int_equal(missed, 3);
+    assert_int_equal(feeds_try_recv(rx, &got, &missed), ZC_OK); /* a copy: negated */
+    assert_int_equal(got.sensor, 4);
+    assert_true(got.value == -2.0);
+    assert_int_equal(calls.clones, 1);
+    missed = 0;
+    assert_int_equal(feeds_try_recv(other, &got, &missed), ZC_LAGGED);
+    assert_int_equal(missed, 3);
+    assert_int_equal(feeds_try_recv(other, &got, &missed), ZC_OK); /* the last reader */
+    expect_reading(&got, 4);                                       /* the original */
+    assert_int_equal(calls.clones, 1);
+
+    feeds_receiver_drop(other); /* 5 is left for rx alone */
+    assert_int_equal(calls.drops, 3);
+    assert_int_equal(feeds_try_recv(rx, &got, NULL), ZC_OK);
+    expect_reading(&got, 5);
+    assert_int_equal(calls.clones, 1);
+    feeds_sender_drop(tx);
+    feeds_receiver_drop(rx);
+    assert_int_equal(feeds_new(2, (zc_bcast_mode)7, &tx, &rx), ZC_EINVAL);
+    assert_null(tx);
+    assert_null(rx);
+    assert_int_equal(feeds_new(0, ZC_BCAST_OVERFLOW, &tx, &rx), ZC_EINVAL);
+}
+
+static void test_typed_broadcast_futures_pend_wake_and_complete(void **state) {
+    (void)state;
+    feeds_sender *tx;
+    feeds_receiver *rx;
+    assert_int_equal(feeds_new(1, ZC_BCAST_BACKPRESSURE, &tx, &rx), ZC_OK);
+    counting_waker rcw, scw;
+    counting_waker_init(&rcw);
+    counting_waker_init(&scw);
+    zc_waker rw = counting_waker_of(&rcw), sw = counting_waker_of(&scw);
+
+    feeds_recv r;
+    feeds_recv_init(&r, rx);
+    reading got;
+    assert_int_equal(feeds_recv_poll(&r, &rw, &got, NULL), ZC_PENDING);
+    feeds_send s1, s2;
+    feeds_send_init(&s1, tx, make_reading(7));
+    feeds_send_init(&s2, tx, make_reading(8));
+    assert_int_equal(feeds_send_poll(&s1, &sw), ZC_OK);
+    assert_int_equal(counting_waker_count(&rcw), 1);
+    assert_int_equal(feeds_send_poll(&s2, &sw), ZC_PENDING); /* capacity 1 */
+    expect_reading(feeds_send_msg(&s2), 8);
+
+    assert_int_equal(feeds_recv_poll(&r, &rw, &got, NULL), ZC_OK);
+    expect_reading(&got, 7);
+    assert_int_equal(counting_waker_count(&scw), 1);
+    assert_int_equal(feeds_send_poll(&s2, &sw), ZC_OK);
+    assert_int_equal(feeds_recv_poll(&r, &rw, &got, NULL), ZC_OK); /* a stream */
+    expect_reading(&got, 8);
+    assert_int_equal(feeds_recv_poll(&r, &rw, &got, NULL), ZC_PENDING);
+    feeds_recv_cancel(&r);
+
+    feeds_send s3;
+    assert_int_equal(feeds_try_send(tx, make_reading(9)), ZC_OK);
+    feeds_send_init(&s3, tx, make_reading(10));
+    assert_int_equal(feeds_send_poll(&s3, &sw), ZC_PENDING);
+    feeds_send_cancel(&s3);
+    assert_true(feeds_sender_close(tx));
+    assert_int_equal(feeds_send_poll(&s3, &sw), ZC_CLOSED);
+    expect_reading(feeds_send_msg(&s3), 10); /* still the caller's */
+    assert_int_equal(counting_waker_count(&scw), 1); /* cancelled: not woken by close */
+    assert_int_equal(feeds_recv_poll(&r, &rw, &got, NULL), ZC_OK);
+    expect_reading(&got, 9);
+    assert_int_equal(feeds_recv_poll(&r, &rw, &got, NULL), ZC_CLOSED);
+
+    feeds_send_init(NULL, NULL, make_reading(1));
+    feeds_send_cancel(NULL);
+    feeds_recv_init(NULL, NULL);
+    feeds_recv_cancel(NULL);
+    assert_null(feeds_send_msg(NULL));
+    assert_int_equal(feeds_send_poll(NULL, &sw), ZC_EINVAL);
+    assert_int_equal(feeds_recv_poll(NULL, &rw, &got, NULL), ZC_EINVAL);
+    feeds_sender_drop(tx);
+    feeds_receiver_drop(rx);
+}
+
+static void test_typed_broadcast_blocking_and_timeout_forms(void **state) {
+    (void)state;
+    feeds_sender *tx;
+    feeds_receiver *rx;
+    assert_int_equal(feeds_new(1, ZC_BCAST_BACKPRESSURE, &tx, &rx), ZC_OK);
+    reading got;
+    assert_int_equal(feeds_recv_timeout(rx, &got, NULL, 0), ZC_TIMEDOUT);
+    assert_int_equal(feeds_recv_timeout(rx, &got, NULL, 1000000), ZC_TIMEDOUT); /* 1 ms */
+    assert_int_equal(feeds_send_blocking(tx, make_reading(1)), ZC_OK);
+    assert_int_equal(feeds_send_timeout(tx, make_reading(2), 1000000), ZC_TIMEDOUT);
+    assert_int_equal(feeds_recv_blocking(rx, &got, NULL), ZC_OK);
+    expect_reading(&got, 1);
+    assert_int_equal(feeds_send_timeout(tx, make_reading(3), 0), ZC_OK);
+    assert_int_equal(feeds_recv_timeout(rx, &got, NULL, UINT64_MAX), ZC_OK);
+    expect_reading(&got, 3);
+    feeds_sender_drop(tx); /* the last sender: closed */
+    assert_int_equal(feeds_recv_blocking(rx, &got, NULL), ZC_CLOSED);
+    feeds_receiver_drop(rx);
+}
+
+#endif /* ZCHAN_HAS_BROADCAST */
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typed_bounded_round_trip_keeps_every_field),
@@ -414,6 +609,12 @@ int main(void) {
         cmocka_unit_test(test_typed_batch_futures_pend_wake_and_complete),
         cmocka_unit_test(test_typed_permits_reserve_commit_and_release),
         cmocka_unit_test(test_typed_select_cases_and_close_futures),
+#if defined(ZCHAN_HAS_BROADCAST)
+        cmocka_unit_test(test_typed_broadcast_gives_every_receiver_every_field),
+        cmocka_unit_test(test_typed_broadcast_overflow_lags_and_calls_back),
+        cmocka_unit_test(test_typed_broadcast_futures_pend_wake_and_complete),
+        cmocka_unit_test(test_typed_broadcast_blocking_and_timeout_forms),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

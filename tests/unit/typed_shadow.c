@@ -18,3 +18,7 @@ typedef struct point {
 } point;
 
 ZC_DEFINE_CHANNEL(points, point)
+#if defined(ZCHAN_HAS_BROADCAST)
+extern int mode, missed, clone_msg, ctx;
+ZC_DEFINE_BROADCAST(point_feeds, point)
+#endif

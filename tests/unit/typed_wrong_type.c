@@ -3,11 +3,11 @@
  *   -DWRONG=0      every call uses the right type: must compile;
  *   -DWRONG=n > 0  only case n uses a wrong type: must fail with a type error,
  * so each failure can only come from that one wrong type, never from another error.
- * With -DWRONG=0 it is also compiled as C++17, and case 9 only as C++17. */
+ * With -DWRONG=0 it is also compiled as C++17, and cases 11 and 12 only as C++17. */
 #include <zchan/typed.h>
 
 #ifndef WRONG
-#error "define WRONG: 0 for the right types, 1..8 for one wrong case (9: C++ only)"
+#error "define WRONG: 0 for the right types, 1..10 for one wrong case (11, 12: C++ only)"
 #endif
 
 typedef struct point {
@@ -16,11 +16,19 @@ typedef struct point {
 
 ZC_DEFINE_CHANNEL(ints, int)
 ZC_DEFINE_CHANNEL(points, point)
+#if defined(ZCHAN_HAS_BROADCAST) /* zchan/config.h; cases 9, 10 and 12 need it */
+ZC_DEFINE_BROADCAST(int_feeds, int)
+ZC_DEFINE_BROADCAST(point_feeds, point)
+#else
+typedef void int_feeds_sender, point_feeds_receiver;
+#endif
 
 int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *ptx,
-                           points_receiver *prx);
+                           points_receiver *prx, int_feeds_sender *ftx,
+                           point_feeds_receiver *frx);
 int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *ptx,
-                           points_receiver *prx) {
+                           points_receiver *prx, int_feeds_sender *ftx,
+                           point_feeds_receiver *frx) {
     int n = 0;
     point p = {1, 2};
 
@@ -94,11 +102,40 @@ int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *
 #else
     points_select_recv_case(&c, prx, &p);
 #endif
+
+#if defined(ZCHAN_HAS_BROADCAST)
+    /* 9: a channel's sender where a broadcast's is expected (same element type). */
+#if WRONG == 9
+    n += int_feeds_try_send(itx, 5);
+#else
+    n += int_feeds_try_send(ftx, 5);
+#endif
+
+    /* 10: another broadcast's receive future. */
+    int_feeds_recv fr;
+    point_feeds_recv pfr;
+    point_feeds_recv_init(&pfr, frx);
+#if WRONG == 10
+    int_feeds_recv_init(&fr, frx);
+#else
+    int_feeds_recv_init(&fr, NULL);
+#endif
+    n += int_feeds_recv_poll(&fr, NULL, &p.x, NULL);
+    n += point_feeds_recv_poll(&pfr, NULL, &p, NULL);
+#else
+    (void)ftx;
+    (void)frx;
+#endif
     return n;
 }
 
-/* 9 (C++ only): a type that is not trivially copyable; the channel copies bytes. */
-#if WRONG == 9
+/* 11 and 12 (C++ only): a type that is not trivially copyable; a channel (11) or a
+ * broadcast (12) copies bytes. */
+#if WRONG == 11 || WRONG == 12
 #include <string>
+#endif
+#if WRONG == 11
 ZC_DEFINE_CHANNEL(strings, std::string)
+#elif WRONG == 12
+ZC_DEFINE_BROADCAST(string_feeds, std::string)
 #endif
