@@ -11,12 +11,12 @@ zc_need_packages cmake ninja-build gcc g++ pkg-config libcmocka-dev libuv1-dev l
 
 echo "== build (release preset, build/release)"
 zc_build release
-for example in hello work_spreading pipeline; do
+for example in hello work_spreading pipeline fanout; do
     echo "== example: $example"
     "build/release/examples/$example"
 done
 echo "== the other examples (examples/loops: event loops, coroutines, TCP, C++)"
-ctest --preset release -L example -E '^example_(hello|work_spreading|pipeline)$' \
+ctest --preset release -L example -E '^example_(hello|work_spreading|pipeline|fanout)$' \
     --output-on-failure
 
 echo "== benchmark (quick)"
