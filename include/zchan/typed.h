@@ -221,6 +221,88 @@
 #define ZC__TYPED_FN static inline
 #endif
 
+/* Private: what ZC_DEFINE_CHANNEL and ZC_DEFINE_BROADCAST share, for the byte API whose
+ * names start with p (zc_ or zc_bcast_): the handle types, the send and receive futures,
+ * handle clone/drop/close, the sends, the queries, and the futures' calls other than the
+ * receive poll (whose arguments differ). */
+#define ZC__TYPED_COMMON(name, T, p)                                                       \
+    typedef struct name##_sender name##_sender;                                            \
+    typedef struct name##_receiver name##_receiver;                                        \
+    /** A send future of name: the byte send future and the message it sends. Private. */  \
+    typedef struct name##_send {                                                           \
+        p##send zc__fut;                                                                   \
+        T zc__msg;                                                                         \
+    } name##_send;                                                                         \
+    /** A receive future (and stream) of name. Fields private. */                          \
+    typedef struct name##_recv {                                                           \
+        p##recv zc__fut;                                                                   \
+    } name##_recv;                                                                         \
+                                                                                           \
+    ZC__TYPED_FN name##_sender *name##_sender_clone(name##_sender *zc__tx) {               \
+        return ZC__CAST(name##_sender *, p##sender_clone(ZC__CAST(p##sender *, zc__tx)));  \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_sender_drop(name##_sender *zc__tx) {                          \
+        p##sender_drop(ZC__CAST(p##sender *, zc__tx));                                     \
+    }                                                                                      \
+    ZC__TYPED_FN bool name##_sender_close(name##_sender *zc__tx) {                         \
+        return p##sender_close(ZC__CAST(p##sender *, zc__tx));                             \
+    }                                                                                      \
+    ZC__TYPED_FN name##_receiver *name##_receiver_clone(name##_receiver *zc__rx) {         \
+        p##receiver *zc__clone = p##receiver_clone(ZC__CAST(p##receiver *, zc__rx));       \
+        return ZC__CAST(name##_receiver *, zc__clone);                                     \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_receiver_drop(name##_receiver *zc__rx) {                      \
+        p##receiver_drop(ZC__CAST(p##receiver *, zc__rx));                                 \
+    }                                                                                      \
+    ZC__TYPED_FN bool name##_receiver_close(name##_receiver *zc__rx) {                     \
+        return p##receiver_close(ZC__CAST(p##receiver *, zc__rx));                         \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN zc_status name##_try_send(name##_sender *zc__tx, T zc__v) {               \
+        return p##try_send(ZC__CAST(p##sender *, zc__tx), &zc__v);                         \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_blocking(name##_sender *zc__tx, T zc__v) {          \
+        return p##send_blocking(ZC__CAST(p##sender *, zc__tx), &zc__v);                    \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_timeout(name##_sender *zc__tx, T zc__v,             \
+                                               uint64_t zc__timeout_ns) {                  \
+        return p##send_timeout(ZC__CAST(p##sender *, zc__tx), &zc__v, zc__timeout_ns);     \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *zc__tx,                 \
+                                              zc_info *zc__out) {                          \
+        return p##sender_info(ZC__CAST(const p##sender *, zc__tx), zc__out);               \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_receiver_info(const name##_receiver *zc__rx,             \
+                                                zc_info *zc__out) {                        \
+        return p##receiver_info(ZC__CAST(const p##receiver *, zc__rx), zc__out);           \
+    }                                                                                      \
+                                                                                           \
+    ZC__TYPED_FN void name##_send_init(name##_send *zc__f, name##_sender *zc__tx,          \
+                                       T zc__v) {                                          \
+        if (zc__f == NULL)                                                                 \
+            return;                                                                        \
+        zc__f->zc__msg = zc__v;                                                            \
+        p##send_init(&zc__f->zc__fut, ZC__CAST(p##sender *, zc__tx), &zc__f->zc__msg);     \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_poll(name##_send *zc__f, const zc_waker *zc__w) {   \
+        return zc__f == NULL ? ZC_EINVAL : p##send_poll(&zc__f->zc__fut, zc__w);           \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_send_cancel(name##_send *zc__f) {                             \
+        if (zc__f != NULL)                                                                 \
+            p##send_cancel(&zc__f->zc__fut);                                               \
+    }                                                                                      \
+    ZC__TYPED_FN T *name##_send_msg(name##_send *zc__f) {                                  \
+        return zc__f == NULL ? NULL : &zc__f->zc__msg;                                     \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_init(name##_recv *zc__f, name##_receiver *zc__rx) {      \
+        if (zc__f != NULL)                                                                 \
+            p##recv_init(&zc__f->zc__fut, ZC__CAST(p##receiver *, zc__rx));                \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_recv_cancel(name##_recv *zc__f) {                             \
+        if (zc__f != NULL)                                                                 \
+            p##recv_cancel(&zc__f->zc__fut);                                               \
+    }
+
 /**
  * Declare a channel of T values named name: handle types, futures and functions (see
  * the table at the top of zchan/typed.h). Use at file scope, with no semicolon after it.
@@ -230,17 +312,7 @@
  */
 #define ZC_DEFINE_CHANNEL(name, T)                                                         \
     ZC__TYPED_CHECK(ZC_DEFINE_CHANNEL, name, T)                                            \
-    typedef struct name##_sender name##_sender;                                            \
-    typedef struct name##_receiver name##_receiver;                                        \
-    /** A send future of name: the zc_send and the message it sends. Fields private. */    \
-    typedef struct name##_send {                                                           \
-        zc_send zc__fut;                                                                   \
-        T zc__msg;                                                                         \
-    } name##_send;                                                                         \
-    /** A receive future (and stream) of name. Fields private. */                          \
-    typedef struct name##_recv {                                                           \
-        zc_recv zc__fut;                                                                   \
-    } name##_recv;                                                                         \
+    ZC__TYPED_COMMON(name, T, zc_)                                                         \
     /** A batch send future of name (it borrows the array it sends). Fields private. */    \
     typedef struct name##_send_many {                                                      \
         zc_send_many zc__fut;                                                              \
@@ -287,83 +359,20 @@
         return name##_unbounded_with(NULL, NULL, zc__tx, zc__rx);                          \
     }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN name##_sender *name##_sender_clone(name##_sender *zc__tx) {               \
-        return ZC__CAST(name##_sender *, zc_sender_clone(ZC__CAST(zc_sender *, zc__tx)));  \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_sender_drop(name##_sender *zc__tx) {                          \
-        zc_sender_drop(ZC__CAST(zc_sender *, zc__tx));                                     \
-    }                                                                                      \
-    ZC__TYPED_FN bool name##_sender_close(name##_sender *zc__tx) {                         \
-        return zc_sender_close(ZC__CAST(zc_sender *, zc__tx));                             \
-    }                                                                                      \
-    ZC__TYPED_FN name##_receiver *name##_receiver_clone(name##_receiver *zc__rx) {         \
-        zc_receiver *zc__clone = zc_receiver_clone(ZC__CAST(zc_receiver *, zc__rx));       \
-        return ZC__CAST(name##_receiver *, zc__clone);                                     \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_receiver_drop(name##_receiver *zc__rx) {                      \
-        zc_receiver_drop(ZC__CAST(zc_receiver *, zc__rx));                                 \
-    }                                                                                      \
-    ZC__TYPED_FN bool name##_receiver_close(name##_receiver *zc__rx) {                     \
-        return zc_receiver_close(ZC__CAST(zc_receiver *, zc__rx));                         \
-    }                                                                                      \
-                                                                                           \
-    ZC__TYPED_FN zc_status name##_try_send(name##_sender *zc__tx, T zc__v) {               \
-        return zc_try_send(ZC__CAST(zc_sender *, zc__tx), &zc__v);                         \
-    }                                                                                      \
     ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out) {          \
         return zc_try_recv(ZC__CAST(zc_receiver *, zc__rx), zc__out);                      \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_blocking(name##_sender *zc__tx, T zc__v) {          \
-        return zc_send_blocking(ZC__CAST(zc_sender *, zc__tx), &zc__v);                    \
-    }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_blocking(name##_receiver *zc__rx, T *zc__out) {     \
         return zc_recv_blocking(ZC__CAST(zc_receiver *, zc__rx), zc__out);                 \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_timeout(name##_sender *zc__tx, T zc__v,             \
-                                               uint64_t zc__timeout_ns) {                  \
-        return zc_send_timeout(ZC__CAST(zc_sender *, zc__tx), &zc__v, zc__timeout_ns);     \
     }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_timeout(name##_receiver *zc__rx, T *zc__out,        \
                                                uint64_t zc__timeout_ns) {                  \
         return zc_recv_timeout(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__timeout_ns);  \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *zc__tx,                 \
-                                              zc_info *zc__out) {                          \
-        return zc_sender_info(ZC__CAST(const zc_sender *, zc__tx), zc__out);               \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_receiver_info(const name##_receiver *zc__rx,             \
-                                                zc_info *zc__out) {                        \
-        return zc_receiver_info(ZC__CAST(const zc_receiver *, zc__rx), zc__out);           \
-    }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN void name##_send_init(name##_send *zc__f, name##_sender *zc__tx,          \
-                                       T zc__v) {                                          \
-        if (zc__f == NULL)                                                                 \
-            return;                                                                        \
-        zc__f->zc__msg = zc__v;                                                            \
-        zc_send_init(&zc__f->zc__fut, ZC__CAST(zc_sender *, zc__tx), &zc__f->zc__msg);     \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_poll(name##_send *zc__f, const zc_waker *zc__w) {   \
-        return zc__f == NULL ? ZC_EINVAL : zc_send_poll(&zc__f->zc__fut, zc__w);           \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_send_cancel(name##_send *zc__f) {                             \
-        if (zc__f != NULL)                                                                 \
-            zc_send_cancel(&zc__f->zc__fut);                                               \
-    }                                                                                      \
-    ZC__TYPED_FN T *name##_send_msg(name##_send *zc__f) {                                  \
-        return zc__f == NULL ? NULL : &zc__f->zc__msg;                                     \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_recv_init(name##_recv *zc__f, name##_receiver *zc__rx) {      \
-        if (zc__f != NULL)                                                                 \
-            zc_recv_init(&zc__f->zc__fut, ZC__CAST(zc_receiver *, zc__rx));                \
-    }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *zc__f, const zc_waker *zc__w,     \
                                             T *zc__out) {                                  \
         return zc__f == NULL ? ZC_EINVAL : zc_recv_poll(&zc__f->zc__fut, zc__w, zc__out);  \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_recv_cancel(name##_recv *zc__f) {                             \
-        if (zc__f != NULL)                                                                 \
-            zc_recv_cancel(&zc__f->zc__fut);                                               \
     }                                                                                      \
                                                                                            \
     ZC__TYPED_FN zc_status name##_try_send_many(name##_sender *zc__tx, const T *zc__vs,    \
@@ -504,18 +513,7 @@
  */
 #define ZC_DEFINE_BROADCAST(name, T)                                                       \
     ZC__TYPED_CHECK(ZC_DEFINE_BROADCAST, name, T)                                          \
-    typedef struct name##_sender name##_sender;                                            \
-    typedef struct name##_receiver name##_receiver;                                        \
-    /** A send future of name: the zc_bcast_send and the message it sends. Private. */     \
-    typedef struct name##_send {                                                           \
-        zc_bcast_send zc__fut;                                                             \
-        T zc__msg;                                                                         \
-    } name##_send;                                                                         \
-    /** A receive future (and stream) of name. Fields private. */                          \
-    typedef struct name##_recv {                                                           \
-        zc_bcast_recv zc__fut;                                                             \
-    } name##_recv;                                                                         \
-                                                                                           \
+    ZC__TYPED_COMMON(name, T, zc_bcast_)                                                   \
     ZC__TYPED_FN zc_status name##_new_with(                                                \
         size_t zc__cap, zc_bcast_mode zc__mode,                                            \
         void (*zc__clone)(void *, const void *, void *),                                   \
@@ -535,54 +533,21 @@
         return name##_new_with(zc__cap, zc__mode, NULL, NULL, NULL, zc__tx, zc__rx);       \
     }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN name##_sender *name##_sender_clone(name##_sender *zc__tx) {               \
-        zc_bcast_sender *zc__clone =                                                       \
-            zc_bcast_sender_clone(ZC__CAST(zc_bcast_sender *, zc__tx));                    \
-        return ZC__CAST(name##_sender *, zc__clone);                                       \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_sender_drop(name##_sender *zc__tx) {                          \
-        zc_bcast_sender_drop(ZC__CAST(zc_bcast_sender *, zc__tx));                         \
-    }                                                                                      \
-    ZC__TYPED_FN bool name##_sender_close(name##_sender *zc__tx) {                         \
-        return zc_bcast_sender_close(ZC__CAST(zc_bcast_sender *, zc__tx));                 \
-    }                                                                                      \
     ZC__TYPED_FN name##_receiver *name##_subscribe(name##_sender *zc__tx) {                \
         zc_bcast_receiver *zc__rx =                                                        \
             zc_bcast_subscribe(ZC__CAST(zc_bcast_sender *, zc__tx));                       \
         return ZC__CAST(name##_receiver *, zc__rx);                                        \
     }                                                                                      \
-    ZC__TYPED_FN name##_receiver *name##_receiver_clone(name##_receiver *zc__rx) {         \
-        zc_bcast_receiver *zc__clone =                                                     \
-            zc_bcast_receiver_clone(ZC__CAST(zc_bcast_receiver *, zc__rx));                \
-        return ZC__CAST(name##_receiver *, zc__clone);                                     \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_receiver_drop(name##_receiver *zc__rx) {                      \
-        zc_bcast_receiver_drop(ZC__CAST(zc_bcast_receiver *, zc__rx));                     \
-    }                                                                                      \
-    ZC__TYPED_FN bool name##_receiver_close(name##_receiver *zc__rx) {                     \
-        return zc_bcast_receiver_close(ZC__CAST(zc_bcast_receiver *, zc__rx));             \
-    }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN zc_status name##_try_send(name##_sender *zc__tx, T zc__v) {               \
-        return zc_bcast_try_send(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v);             \
-    }                                                                                      \
     ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out,            \
                                            uint64_t *zc__missed) {                         \
         return zc_bcast_try_recv(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,           \
                                  zc__missed);                                              \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_blocking(name##_sender *zc__tx, T zc__v) {          \
-        return zc_bcast_send_blocking(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v);        \
-    }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_blocking(name##_receiver *zc__rx, T *zc__out,       \
                                                 uint64_t *zc__missed) {                    \
         return zc_bcast_recv_blocking(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,      \
                                       zc__missed);                                         \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_timeout(name##_sender *zc__tx, T zc__v,             \
-                                               uint64_t zc__timeout_ns) {                  \
-        return zc_bcast_send_timeout(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v,          \
-                                     zc__timeout_ns);                                      \
     }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_timeout(name##_receiver *zc__rx, T *zc__out,        \
                                                uint64_t *zc__missed,                       \
@@ -590,47 +555,12 @@
         return zc_bcast_recv_timeout(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,       \
                                      zc__missed, zc__timeout_ns);                          \
     }                                                                                      \
-    ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *zc__tx,                 \
-                                              zc_info *zc__out) {                          \
-        return zc_bcast_sender_info(ZC__CAST(const zc_bcast_sender *, zc__tx), zc__out);   \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_receiver_info(const name##_receiver *zc__rx,             \
-                                                zc_info *zc__out) {                        \
-        return zc_bcast_receiver_info(ZC__CAST(const zc_bcast_receiver *, zc__rx),         \
-                                      zc__out);                                            \
-    }                                                                                      \
                                                                                            \
-    ZC__TYPED_FN void name##_send_init(name##_send *zc__f, name##_sender *zc__tx,          \
-                                       T zc__v) {                                          \
-        if (zc__f == NULL)                                                                 \
-            return;                                                                        \
-        zc__f->zc__msg = zc__v;                                                            \
-        zc_bcast_send_init(&zc__f->zc__fut, ZC__CAST(zc_bcast_sender *, zc__tx),           \
-                           &zc__f->zc__msg);                                               \
-    }                                                                                      \
-    ZC__TYPED_FN zc_status name##_send_poll(name##_send *zc__f, const zc_waker *zc__w) {   \
-        return zc__f == NULL ? ZC_EINVAL : zc_bcast_send_poll(&zc__f->zc__fut, zc__w);     \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_send_cancel(name##_send *zc__f) {                             \
-        if (zc__f != NULL)                                                                 \
-            zc_bcast_send_cancel(&zc__f->zc__fut);                                         \
-    }                                                                                      \
-    ZC__TYPED_FN T *name##_send_msg(name##_send *zc__f) {                                  \
-        return zc__f == NULL ? NULL : &zc__f->zc__msg;                                     \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_recv_init(name##_recv *zc__f, name##_receiver *zc__rx) {      \
-        if (zc__f != NULL)                                                                 \
-            zc_bcast_recv_init(&zc__f->zc__fut, ZC__CAST(zc_bcast_receiver *, zc__rx));    \
-    }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *zc__f, const zc_waker *zc__w,     \
                                             T *zc__out, uint64_t *zc__missed) {            \
         return zc__f == NULL                                                               \
                    ? ZC_EINVAL                                                             \
                    : zc_bcast_recv_poll(&zc__f->zc__fut, zc__w, zc__out, zc__missed);      \
-    }                                                                                      \
-    ZC__TYPED_FN void name##_recv_cancel(name##_recv *zc__f) {                             \
-        if (zc__f != NULL)                                                                 \
-            zc_bcast_recv_cancel(&zc__f->zc__fut);                                         \
     }
 #endif /* ZCHAN_HAS_BROADCAST */
 
