@@ -9,8 +9,8 @@
 # it, a thread that spins waiting for another can hold on for minutes. The compile-only
 # typed.h tests run no zchan code and are left out; test_scenarios runs 1 % of its race
 # rounds (all of them take about 4 minutes under valgrind); the stress tests are a
-# selection (all 31 take 6 minutes on 2 cores) with each stress program, every channel
-# kind and every mode.
+# selection (all 31 of the time took 6 minutes on 2 cores) with each stress program, every
+# channel kind and every mode.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Takes about
 # 3 minutes on 2 cores (logs: build/valgrind.log, and valgrind's own per test in
 # build/valgrind/Testing/Temporary/MemoryChecker.<test number>.log). Ends with

@@ -188,8 +188,10 @@ ZC_EXPORT bool zc_receiver_close(zc_receiver *rx);
  * @param tx   Sender handle; not dropped.
  * @param msg  elem_size bytes; read during the call only.
  * @return ZC_OK; ZC_FULL (bounded, and cap messages were held at some moment during the
- *         call); ZC_CLOSED; ZC_EINVAL (tx or msg NULL); ZC_ENOMEM (unbounded, a new
- *         segment was needed and could not be allocated; the channel is unchanged).
+ *         call, counting as held each place a permit holds or a released permit left
+ *         that receivers have not reached yet: zchan/permit.h); ZC_CLOSED; ZC_EINVAL (tx
+ *         or msg NULL); ZC_ENOMEM (unbounded, a new segment was needed and could not be
+ *         allocated; the channel is unchanged).
  *
  * Thread safety: any number of concurrent senders and receivers.
  * Progress: if a receiver is stalled between claiming and releasing the very slot this
