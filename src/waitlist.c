@@ -10,11 +10,15 @@
  * - wake() is never called under the lock: the notifier unlinks the node and copies its
  *   waker under the lock, marks it WAKING, unlocks, calls wake, then stores WOKEN.
  * - No wake after unregister returns: unregister waits while the node is WAKING.
- * - Inline re-entry: an executor may poll or cancel a future from inside its own wake.
- *   The notifier records the node it is waking in a thread-local; an unregister or
- *   register that finds its node WAKING and that thread-local pointing at it is inside
- *   its own wake: it takes the node over (WOKEN) and clears the thread-local, telling the
- *   notifier not to touch the node after wake returns.
+ * - Inline re-entry: an executor may poll or cancel a future from inside its own wake,
+ *   and that poll may wake others, whose wakes may poll or cancel in turn. Each notifier
+ *   records the node it is waking in a frame on its own stack, linked to the frame of the
+ *   wake it is inside (a thread-local points at the innermost); an unregister or register
+ *   that finds its node WAKING and one of this thread's frames naming it is inside that
+ *   node's wake, however deep: it takes the node over (WOKEN) and clears the frame,
+ *   telling its notifier not to touch the node after wake returns. (With only the
+ *   innermost frame looked at, a cancel from a nested wake of a node whose wake was
+ *   further out waited for its own thread: for ever. Found by a break test.)
  * - Early release: a wake that is done with its context before it returns (the futex
  *   parker, whose futex_wake system call needs only an address) calls
  *   zc__waitlist_wake_done, which marks the node WOKEN at once; a woken thread then does
@@ -36,12 +40,15 @@
 
 #include "hooks.h"
 
-/* The node whose wake this thread is inside, and that wake's context. */
+/* A wake this thread is inside: the node (NULL once taken over), the wake's context, and
+ * the frame of the wake it was made from (NULL: none). On the notifier's stack. */
 struct waking {
     zc__waiter *node;
     void *ctx;
+    struct waking *outer;
 };
-static _Thread_local struct waking tl_waking;
+/* The innermost wake this thread is inside; NULL outside every wake. */
+static _Thread_local struct waking *tl_waking;
 
 static inline _Atomic unsigned int *node_state(zc__waiter *n) {
     return ZC__ATOMIC_UINT(n->zc__state);
@@ -102,10 +109,11 @@ static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
 static void wait_not_waking(zc__waiter *n) {
     /* [W2] acquire pairs with [W1]. */
     if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
-    if (tl_waking.node == n) {
+    for (struct waking *f = tl_waking; f; f = f->outer) {
+        if (f->node != n) continue;
         /* We are inside n's wake, on the notifier's own stack: tell the notifier to leave
          * the node alone, and finish its transition ourselves. Relaxed: same thread. */
-        tl_waking.node = NULL;
+        f->node = NULL;
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
         return;
     }
@@ -134,22 +142,22 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     unlock(wl);
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
-    struct waking outer = tl_waking;
-    tl_waking.node = n;
-    tl_waking.ctx = w.ctx;
+    struct waking frame = {n, w.ctx, tl_waking};
+    tl_waking = &frame;
     w.wake(w.ctx);
-    if (tl_waking.node == n) {
+    tl_waking = frame.outer;
+    if (frame.node == n) {
         /* [W1] release: our wake call is over; the owner may free the node now. */
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
     }
-    tl_waking = outer;
     return true;
 }
 
 void zc__waitlist_wake_done(const void *ctx) {
-    zc__waiter *n = tl_waking.node;
-    if (n && tl_waking.ctx == ctx) {
-        tl_waking.node = NULL; /* the notifier leaves the node alone from here on */
+    struct waking *f = tl_waking;
+    zc__waiter *n = f ? f->node : NULL;
+    if (n && f->ctx == ctx) {
+        f->node = NULL; /* the notifier leaves the node alone from here on */
         /* [W1] release, as in notify_one: the rest of this wake touches nothing of the
          * owner's, so the owner may return (and free its parker) now. */
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);

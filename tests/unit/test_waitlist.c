@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <string.h>
+#include <unistd.h> /* alarm */
 
 #include "waitlist.h"
 
@@ -265,6 +266,37 @@ static void test_notify_inside_a_wake_wakes_the_next_node(void **state) {
     assert_int_equal(waiters(&f), 0);
 }
 
+/* Node 1's wake unregisters node 0, whose own wake is the one that notified node 1: the
+ * thread is inside node 0's wake too, one frame further out (an inline executor whose
+ * poll sends and so wakes the next task, which cancels the first). */
+static void unregister_node0_inside_wake(void *arg) {
+    reentry *re = arg;
+    re->calls++;
+    re->result = zc__waitlist_unregister(&re->f->wl, &re->f->node[0]);
+}
+
+static void test_unregister_inside_a_nested_wake_takes_over_an_outer_wakes_node(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    reentry re0, re1;
+    set_hook(&f, &re0, 0, notify_inside_wake);
+    set_hook(&f, &re1, 1, unregister_node0_inside_wake);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    alarm(10); /* before the fix, the unregister waited for its own thread: for ever */
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    alarm(0);
+    assert_int_equal(re0.calls, 1);
+    assert_true(re0.result);
+    assert_int_equal(re1.calls, 1);
+    assert_true(re1.result);                       /* node 0 held the notification */
+    assert_int_equal(node_state(&f, 0), ZC__IDLE); /* its notifier left it alone */
+    assert_int_equal(node_state(&f, 1), ZC__WOKEN);
+    assert_int_equal(waiters(&f), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_list_has_no_waiters_and_notifies_nobody),
@@ -280,6 +312,7 @@ int main(void) {
         cmocka_unit_test(test_unregister_inside_its_own_wake_takes_the_node_over),
         cmocka_unit_test(test_register_inside_its_own_wake_waits_again),
         cmocka_unit_test(test_notify_inside_a_wake_wakes_the_next_node),
+        cmocka_unit_test(test_unregister_inside_a_nested_wake_takes_over_an_outer_wakes_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
