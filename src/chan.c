@@ -169,16 +169,22 @@ bool zc__chan_send_ready(zc__chan *ch) {
 /* The waiter count is looked at before the queue: with no waiter linked there is no one
  * to pass a wake-up to, and one that links after that load re-checks the queue itself
  * ([F2]). */
-void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->recv_waiters, node) &&
-        zc__waitlist_has_waiters(&ch->recv_waiters) && zc__chan_recv_ready(ch))
+void zc__chan_pass_on_recv(zc__chan *ch) {
+    if (zc__waitlist_has_waiters(&ch->recv_waiters) && zc__chan_recv_ready(ch))
         zc__waitlist_notify_one(&ch->recv_waiters);
 }
 
-void zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node) &&
-        zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_ready(ch))
+void zc__chan_pass_on_send(zc__chan *ch) {
+    if (zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_ready(ch))
         zc__waitlist_notify_one(&ch->send_waiters);
+}
+
+void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->recv_waiters, node)) zc__chan_pass_on_recv(ch);
+}
+
+void zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->send_waiters, node)) zc__chan_pass_on_send(ch);
 }
 
 /* zc_try_send after its first attempt did not go through at once. */

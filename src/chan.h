@@ -59,27 +59,46 @@ static inline void zc__chan_wake_sender(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
 }
 
-/* One send attempt, waking a receiver on success: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM,
- * or ZC_PENDING (a receiver is mid-release on the slot we need, or a sender is installing
- * the next segment; try again soon). */
-static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
+/* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
+ * ZC_PENDING (a receiver is mid-release on the slot we need, or a sender is installing
+ * the next segment; try again soon). On ZC_OK one wake-up is owed to a waiting receiver:
+ * added to *owed, for the caller to make with zc__chan_wake_receiver before it returns.
+ * Select (select.c) makes it only once its own nodes are off the lists, so that its send
+ * case never wakes its own receive case on the same channel; zc__chan_send at once. */
+static inline zc_status zc__chan_send_quiet(zc__chan *ch, const void *msg, unsigned *owed) {
     zc_status s = ch->bounded ? zc__ring_push(&ch->q.ring, msg) : zc__segq_push(&ch->q.segq, msg);
-    if (s == ZC_OK) zc__chan_wake_receiver(ch);
+    if (s == ZC_OK) ++*owed;
     return s;
 }
 
-
-/* One receive attempt, waking a sender on success: ZC_OK, ZC_EMPTY (also while a
- * reservation holds the next place), ZC_CLOSED, or ZC_PENDING (a sender is mid-write on
- * the next slot, or a receiver is moving head to the next segment). Holes left by
- * released reservations are skipped on the way. */
-static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
+/* One receive attempt without its wakes: ZC_OK, ZC_EMPTY (also while a reservation holds
+ * the next place), ZC_CLOSED, or ZC_PENDING (a sender is mid-write on the next slot, or a
+ * receiver is moving head to the next segment). Holes left by released reservations are
+ * skipped on the way. Each slot freed (the message's, a skipped hole's) owes a wake-up to
+ * a waiting sender: added to *owed, whatever the status, for zc__chan_wake_sender (as
+ * zc__chan_send_quiet). */
+static inline zc_status zc__chan_recv_quiet(zc__chan *ch, void *out, unsigned *owed) {
     if (!ch->bounded) return zc__segq_pop(&ch->q.segq, out); /* no sender ever waits */
     zc_status s = zc__ring_pop(&ch->q.ring, out);
-    /* A released reservation skipped: its slot is free too. */
-    for (; s == ZC__RING_SKIPPED; s = zc__ring_pop(&ch->q.ring, out))
-        zc__chan_wake_sender(ch);
-    if (s == ZC_OK) zc__chan_wake_sender(ch);
+    for (; s == ZC__RING_SKIPPED; s = zc__ring_pop(&ch->q.ring, out)) ++*owed;
+    if (s == ZC_OK) ++*owed;
+    return s;
+}
+
+/* One send attempt, waking a receiver on success (zc__chan_send_quiet's statuses). */
+static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
+    unsigned owed = 0;
+    zc_status s = zc__chan_send_quiet(ch, msg, &owed);
+    if (owed) zc__chan_wake_receiver(ch);
+    return s;
+}
+
+/* One receive attempt, waking a sender for each slot it freed (zc__chan_recv_quiet's
+ * statuses). */
+static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
+    unsigned owed = 0;
+    zc_status s = zc__chan_recv_quiet(ch, out, &owed);
+    for (; owed > 0; owed--) zc__chan_wake_sender(ch);
     return s;
 }
 
@@ -162,6 +181,12 @@ bool zc__chan_is_closed(zc__chan *ch);
  * rule 4). */
 void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
 void zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
+
+/* The passing-on half of those: wake one waiting receiver / sender if one is linked and
+ * could make progress now. For a caller that takes several nodes off first (select, so
+ * that a wake-up one of its nodes absorbed is never passed to another of its own). */
+void zc__chan_pass_on_recv(zc__chan *ch);
+void zc__chan_pass_on_send(zc__chan *ch);
 
 /* One attempt of a send-side operation on ch (a send, a reservation), with its
  * argument: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM or ZC_PENDING, as zc__chan_send. */

@@ -2,13 +2,26 @@
  * select.c: select over several send / receive operations, as one poll-style future.
  *
  * Readiness-based (../shared/design.md section 5): a poll attempts the cases in turn
- * (zc__chan_recv / zc__chan_send, exactly what a single future attempts), starting at a
- * rotating case. The first attempt that completes is the outcome; then every case's node
- * is finished the way future.c finishes its one node: taken off its waiter list, and if
- * it had absorbed a wake-up while its channel can still serve a waiter of its kind, the
- * wake-up is passed on (waker rule 4). If nothing completes, every case registers its
- * node with the poll's waker, and the cases are attempted once more; still nothing:
- * ZC_PENDING.
+ * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), from a
+ * starting case that moves on (below). The first attempt that completes is the outcome;
+ * then every case's node is finished as future.c finishes its one node: taken off its
+ * waiter list, and if it had absorbed a wake-up while its channel can still serve a
+ * waiter of its kind, the wake-up is passed on (waker rule 4). If nothing completes,
+ * every case registers its node with the poll's waker, and the cases are attempted once
+ * more; still nothing: ZC_PENDING.
+ *
+ * A select wakes itself only on purpose (the self-wake for a peer mid-operation, below).
+ * Several of its cases may wait on one channel (two receive cases, or a send and a
+ * receive case), and an inline executor polls from inside the wake (waker.h), so a wake
+ * of its own would nest a second poll of the same select inside the first: both
+ * completed (a message overwritten: found by a break test), or the inner one waited for
+ * the outer's wake to end (a hang). So every node is taken off its list before any
+ * wake-up is passed on (select_finish), and the wakes an attempt owes the other side (a
+ * receiver for a message sent, a sender for each slot freed) are made only once no node
+ * of the select is on a list (select_pay).
+ *
+ * A new select starts at a random case (select_random), as Go's does; one polled again
+ * after a completion starts at the case after the one chosen.
  *
  * Why no wake-up is lost: per channel, the node's registration ([F2] in waitlist.c, a
  * seq_cst RMW) comes before the re-check's seq_cst look at the queue, and a peer's
@@ -33,11 +46,26 @@
 #include "block_on.h"
 #include "chan.h"
 
-enum { CASE_RECV = 1, CASE_SEND = 2 };
+/* A case's kind, and the mark of a node that select_finish found holding a wake-up. */
+enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4 };
 
-/* The starting case of the next select this thread initialises, so that a loop of
- * zc_select_blocking calls (a fresh select each) rotates too. Per thread: no sharing. */
-static _Thread_local size_t tl_rotation;
+/* The state of this thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for
+ * the starting case of a new select: a random start, as Go's select takes, is fair to
+ * always-ready cases however a loop interleaves its selects (a per-thread counter was
+ * not: a loop making a 2-case and a 1-case select per round always started the first at
+ * the same case; found by a break test). Per thread: no sharing. */
+static _Thread_local uint64_t tl_seed;
+
+static uint64_t select_random(void) {
+    uint64_t x = tl_seed;
+    if (x == 0) /* first use on this thread: seeded from the variable's own address */
+        x = ((uint64_t)(uintptr_t)&tl_seed * UINT64_C(0x9E3779B97F4A7C15)) | 1u;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    tl_seed = x;
+    return x;
+}
 
 static void case_init(zc_select_case *c, unsigned kind, void *handle, void *out,
                       const void *msg) {
@@ -61,48 +89,79 @@ void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flag
     s->zc__cases = cases;
     s->zc__n = n;
     s->zc__flags = flags;
-    s->zc__start = n ? tl_rotation++ % n : 0;
+    s->zc__start = n ? (size_t)(select_random() % n) : 0;
+}
+
+static bool case_is_recv(const zc_select_case *c) {
+    return (c->zc__kind & (CASE_RECV | CASE_SEND)) == CASE_RECV;
 }
 
 static zc__chan *case_chan(const zc_select_case *c) {
-    return c->zc__kind == CASE_RECV ? ((zc_receiver *)c->zc__handle)->ch
-                                    : ((zc_sender *)c->zc__handle)->ch;
+    return case_is_recv(c) ? ((zc_receiver *)c->zc__handle)->ch
+                           : ((zc_sender *)c->zc__handle)->ch;
 }
 
 static zc__waitlist *case_list(const zc_select_case *c) {
     zc__chan *ch = case_chan(c);
-    return c->zc__kind == CASE_RECV ? &ch->recv_waiters : &ch->send_waiters;
+    return case_is_recv(c) ? &ch->recv_waiters : &ch->send_waiters;
 }
 
-/* One attempt at the case's operation: ZC_OK, ZC_CLOSED, ZC_ENOMEM (complete), ZC_EMPTY /
- * ZC_FULL (not ready), ZC_PENDING (a peer is mid-operation on the slot it needs). */
-static zc_status case_try(const zc_select_case *c) {
-    return c->zc__kind == CASE_RECV ? zc__chan_recv(case_chan(c), c->zc__out)
-                                    : zc__chan_send(case_chan(c), c->zc__msg);
+/* One attempt at the case's operation, its wakes owed (chan.h): ZC_OK, ZC_CLOSED,
+ * ZC_ENOMEM (complete), ZC_EMPTY / ZC_FULL (not ready), ZC_PENDING (a peer is
+ * mid-operation on the slot it needs). */
+static zc_status case_try(const zc_select_case *c, unsigned *owed) {
+    return case_is_recv(c) ? zc__chan_recv_quiet(case_chan(c), c->zc__out, owed)
+                           : zc__chan_send_quiet(case_chan(c), c->zc__msg, owed);
 }
 
-/* Take the case's node off its list; pass on a wake-up it absorbed. */
-static void case_finish(zc_select_case *c) {
-    if (c->zc__kind == CASE_RECV)
-        zc__chan_finish_recv(case_chan(c), &c->zc__node);
+/* Make the wakes an attempt of case c owed: to senders for slots a receive freed, to a
+ * receiver for a message sent. Only with no node of the select on a list. */
+static void select_pay(zc__chan *ch, bool recv, unsigned owed) {
+    for (; owed > 0; owed--) {
+        if (recv)
+            zc__chan_wake_sender(ch);
+        else
+            zc__chan_wake_receiver(ch);
+    }
+}
+
+/* Pass on a wake-up a node of this kind absorbed, on its channel. */
+static void case_pass_on(zc__chan *ch, bool recv) {
+    if (recv)
+        zc__chan_pass_on_recv(ch);
     else
-        zc__chan_finish_send(case_chan(c), &c->zc__node);
+        zc__chan_pass_on_send(ch);
+}
+
+/* Take every enabled case's node off its list, then pass on the wake-ups they had
+ * absorbed: only then, so that none goes to another node of this select. */
+static void select_finish(zc_select *s) {
+    for (size_t i = 0; i < s->zc__n; i++) {
+        zc_select_case *c = &s->zc__cases[i];
+        if (c->zc__handle && zc__waitlist_unregister(case_list(c), &c->zc__node))
+            c->zc__kind |= CASE_ABSORBED;
+    }
+    for (size_t i = 0; i < s->zc__n; i++) {
+        zc_select_case *c = &s->zc__cases[i];
+        if (!(c->zc__kind & CASE_ABSORBED)) continue;
+        c->zc__kind &= ~(unsigned)CASE_ABSORBED;
+        case_pass_on(case_chan(c), case_is_recv(c));
+    }
 }
 
 void zc_select_cancel(zc_select *s) {
-    if (!s || !s->zc__cases) return;
-    for (size_t i = 0; i < s->zc__n; i++) {
-        zc_select_case *c = &s->zc__cases[i];
-        if (c->zc__handle) case_finish(c);
-    }
+    if (s && s->zc__cases) select_finish(s);
 }
 
 void zc_select_disable(zc_select *s, size_t index) {
     if (!s || !s->zc__cases || index >= s->zc__n) return;
     zc_select_case *c = &s->zc__cases[index];
     if (!c->zc__handle) return;
-    case_finish(c);
-    c->zc__handle = NULL;
+    zc__chan *ch = case_chan(c);
+    bool recv = case_is_recv(c);
+    bool absorbed = zc__waitlist_unregister(case_list(c), &c->zc__node);
+    c->zc__handle = NULL; /* disabled before any wake it passes on can reach this select */
+    if (absorbed) case_pass_on(ch, recv);
 }
 
 /* Whether every enabled case has its buffer; *bad is the first that has not. Counts the
@@ -127,7 +186,8 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     if (index) *index = n;
     if (!s->zc__cases || n == 0) return ZC_EINVAL;
     size_t bad = n, live;
-    if (!w || !w->wake || !index || !cases_valid(s, &bad, &live)) {
+    if (!w || !w->wake || !index || (s->zc__flags & ~ZC_SELECT_ORDERED) ||
+        !cases_valid(s, &bad, &live)) {
         zc_select_cancel(s); /* rule 3: not ZC_PENDING, so no wake may follow */
         if (index) *index = bad;
         return ZC_EINVAL;
@@ -143,13 +203,23 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             size_t i = start + k < n ? start + k : start + k - n;
             zc_select_case *c = &s->zc__cases[i];
             if (!c->zc__handle) continue;
-            zc_status st = case_try(c);
-            if (st == ZC_EMPTY || st == ZC_FULL) continue;
-            if (st == ZC_PENDING) {
-                busy = true;
+            unsigned owed = 0;
+            zc_status st = case_try(c, &owed);
+            if (st == ZC_EMPTY || st == ZC_FULL || st == ZC_PENDING) {
+                if (owed > 0) {
+                    /* Holes skipped: slots freed, perhaps for a send case of ours. Off
+                     * the lists, wake whom the slots are for; register again later. */
+                    select_finish(s);
+                    registered = false;
+                    select_pay(case_chan(c), case_is_recv(c), owed);
+                }
+                busy |= st == ZC_PENDING;
                 continue;
             }
-            zc_select_cancel(s); /* finish every node, the chosen one's too */
+            zc__chan *ch = case_chan(c);
+            bool recv = case_is_recv(c);
+            select_finish(s); /* every node, the chosen one's too */
+            select_pay(ch, recv, owed);
             s->zc__start = i + 1 < n ? i + 1 : 0;
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */

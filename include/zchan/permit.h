@@ -71,9 +71,10 @@ typedef struct zc_permit {
  *
  * @param tx  Sender handle; must stay live until the permit is committed or released.
  * @param p   Caller's permit, filled on ZC_OK and emptied otherwise; not NULL.
- * @return ZC_OK (p holds a place); ZC_FULL (bounded: cap places were taken, by messages
- *         or other reservations, at some moment of the call); ZC_CLOSED (the channel
- *         is closed); ZC_EINVAL (tx or p NULL).
+ * @return ZC_OK (p holds a place); ZC_FULL (bounded: cap places were taken, by messages,
+ *         other reservations or released places that receivers have not reached yet,
+ *         at some moment of the call); ZC_CLOSED (the channel is closed); ZC_EINVAL (tx
+ *         or p NULL).
  *
  * Thread safety: any thread. Lock-free: one CAS on the ring's tail, as zc_try_send.
  */

@@ -8,8 +8,10 @@
  * sender) and embeds the waiter node it waits with, so a select never allocates.
  *
  * Algorithm (readiness-based; ../shared/design.md section 5): a poll tries the cases one
- * after the other, starting at a rotating index so that a case that is always ready
- * cannot starve the others (or at the first case, in ZC_SELECT_ORDERED mode). The first
+ * after the other, starting at a random case for a new select and, for a select polled
+ * again after a completion, at the case after the one chosen, so that a case that is
+ * always ready cannot starve the others (or at the first case, in ZC_SELECT_ORDERED
+ * mode). The first
  * operation that completes (a message received or sent, or the channel found closed) is
  * the outcome; every other case is taken off its channel's waiter list, and a wake-up it
  * had absorbed is passed on to the next waiter of that channel. If no case is ready,
@@ -17,8 +19,11 @@
  * and the cases are tried once more (register-then-recheck, as a single future does);
  * still nothing: ZC_PENDING. Messages leave a channel only through the selecting task's
  * own attempts, so an operation that was not chosen took or sent nothing.
+ * Several cases may use the same channel (two receive cases, a send and a receive case);
+ * a select never passes a wake-up from one of its cases to another, so it does not wake
+ * itself while it completes.
  * Sources: crossbeam-channel's Select (readiness, then the selecting thread performs the
- * operation itself); Go's select (a random start for fairness; a rotating one here).
+ * operation itself); Go's select (a random start for fairness).
  *
  * A case whose handle is NULL is disabled, like a nil channel in Go: never tried, never
  * registered. A select loop disables a case whose channel reported ZC_CLOSED with
@@ -47,7 +52,7 @@ extern "C" {
 #endif
 
 /** Flag for zc_select_init: among the ready cases, always take the first in list order
- *  (priority) instead of rotating the starting case from one selection to the next. */
+ *  (priority) instead of a random or moving starting case (see the file comment). */
 #define ZC_SELECT_ORDERED 1u
 
 /** One operation of a select. Caller-allocated (usually an array); fields are private.
@@ -107,8 +112,9 @@ ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void 
  *               pending in another select; they stay the caller's and must stay in
  *               place while s is pending. NULL or n 0 makes every poll return ZC_EINVAL.
  * @param n      Number of cases.
- * @param flags  0 (fair: the starting case rotates), or ZC_SELECT_ORDERED (the first
- *               ready case in list order wins).
+ * @param flags  0 (fair: a random starting case, then the case after the last chosen),
+ *               or ZC_SELECT_ORDERED (the first ready case in list order wins). Any other
+ *               bit makes every poll return ZC_EINVAL.
  *
  * Thread safety: the select is the caller's; init it only when it is not pending.
  */
@@ -135,8 +141,9 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  *               ZC_CLOSED when every case is disabled).
  * @return ZC_OK, ZC_CLOSED or ZC_ENOMEM for case *index; ZC_CLOSED with *index == n
  *         when every case is disabled; ZC_PENDING (registered with w, see waker.h);
- *         ZC_EINVAL (s, w, w->wake or index NULL, no cases, or case *index has a NULL
- *         out or msg). Any status but ZC_PENDING leaves nothing registered.
+ *         ZC_EINVAL (s, w, w->wake or index NULL, no cases, unknown flags, or case
+ *         *index has a NULL out or msg). Any status but ZC_PENDING leaves nothing
+ *         registered.
  *
  * Thread safety: one poll, cancel or disable of s at a time; any number of selects and
  *                futures on the same channels.
@@ -151,7 +158,7 @@ ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *inde
 /**
  * Cancel a pending select: take every case off its channel's waiter list, passing on
  * any wake-up a case had absorbed. Nothing was taken or sent. The select returns to its
- * just-initialised state (the rotation is kept). A never-polled or completed select is
+ * just-initialised state (its next starting case is kept). A never-polled or completed select is
  * left as it is. When cancel returns, the waker is not running and will not be called
  * (unless cancel is called from inside that wake).
  *
@@ -178,8 +185,8 @@ ZC_EXPORT void zc_select_disable(zc_select *s, size_t index);
  * Select on the calling thread: complete exactly one of cases[0..n-1], parking the
  * thread while none is ready.
  *
- * The starting case rotates from one call to the next on the same thread (unless
- * flags has ZC_SELECT_ORDERED), so a loop of calls is fair.
+ * Each call starts at a random case (unless flags has ZC_SELECT_ORDERED), so a loop of
+ * calls is fair to cases that are always ready, whatever else the loop selects on.
  *
  * @param cases  As for zc_select_init; used for the duration of the call.
  * @param n      Number of cases.

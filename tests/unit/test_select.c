@@ -13,8 +13,10 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h> /* alarm */
 
 #include <zchan/block.h>
+#include <zchan/permit.h>
 #include <zchan/select.h>
 
 #include "chan.h" /* the waiter lists behind the handles */
@@ -154,29 +156,35 @@ static void test_rotation_takes_always_ready_cases_in_turn(void **state) {
     fixture_done(&f);
 }
 
-static void test_blocking_selects_in_a_loop_rotate_too(void **state) {
+/* A fresh select starts at a random case (Go's rule), so a loop of blocking selects over
+ * always-ready cases shares them out, however many other selects the loop makes. Found by
+ * a break test: with a starting case taken from a per-thread counter, a loop that made a
+ * 2-case and a 1-case select per round always started the 2-case one at the same case,
+ * which won 1000 rounds of 1000. (Each share is 1/2 in expectation; below 1/4 of 400
+ * rounds is a chance of about 1e-24.) */
+static void test_blocking_selects_in_a_loop_share_out_ready_cases(void **state) {
     (void)state;
-    enum { ROUNDS = 20 };
+    enum { ROUNDS = 400 };
     fixture f;
     fixture_init(&f, ROUNDS);
     zc_select_case c[CHANS];
     uint64_t out[CHANS];
-    recv_cases(&f, c, out); /* only the first two cases are used */
-    for (uint64_t m = 0; m < ROUNDS; m++) {
-        send_u64(f.tx[0], m);
-        send_u64(f.tx[1], m);
-    }
-    size_t chosen[2] = {0}, last = 2;
-    for (int r = 0; r < 2 * ROUNDS; r++) {
+    recv_cases(&f, c, out);
+    for (uint64_t m = 0; m < ROUNDS; m++)
+        for (int i = 0; i < CHANS; i++) send_u64(f.tx[i], m);
+    size_t chosen[2] = {0};
+    for (int r = 0; r < ROUNDS; r++) {
         size_t index = 2;
         assert_int_equal(zc_select_blocking(c, 2, 0, &index), ZC_OK);
         assert_true(index < 2);
-        assert_int_not_equal(index, last); /* never the same case twice in a row */
-        last = index;
         chosen[index]++;
+        assert_int_equal(zc_select_blocking(&c[2], 1, 0, &index), ZC_OK); /* another */
+        assert_int_equal(index, 0);
     }
-    assert_int_equal(chosen[0], ROUNDS);
-    assert_int_equal(chosen[1], ROUNDS);
+    assert_int_equal(chosen[0] + chosen[1], ROUNDS);
+    assert_true(chosen[0] >= ROUNDS / 4);
+    assert_true(chosen[1] >= ROUNDS / 4);
+    assert_int_equal(channel_len(f.rx[2]), 0);
     fixture_done(&f);
 }
 
@@ -504,6 +512,112 @@ static void test_wake_that_polls_the_select_inline_completes_it(void **state) {
     fixture_done(&f);
 }
 
+/* An executor for one select that polls it from inside its wake once `on` is set (as an
+ * inline executor may: waker.h), counting the wakes, the completions those inline polls
+ * saw, and how deeply the polls nested. */
+typedef struct inline_exec {
+    zc_select *s;
+    zc_waker w;
+    bool on;
+    int wakes, completions, depth, max_depth;
+    size_t index;
+} inline_exec;
+
+static void inline_exec_wake(void *ctx) {
+    inline_exec *x = ctx;
+    x->wakes++;
+    if (!x->on) return;
+    if (++x->depth > x->max_depth) x->max_depth = x->depth;
+    size_t index = 12345;
+    if (zc_select_poll(x->s, &x->w, &index) == ZC_OK) {
+        x->completions++;
+        x->index = index;
+    }
+    x->depth--;
+}
+
+static void inline_exec_init(inline_exec *x, zc_select *s) {
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->w = (zc_waker){inline_exec_wake, x};
+}
+
+/* Found by a break test: finishing its nodes, the select passed the wake-up one node had
+ * absorbed on to the next waiter of that channel, another node of its own; an inline
+ * executor then polled the select again inside the first poll, both polls completed the
+ * same case, and the second message overwrote the first. */
+static void test_select_with_three_cases_on_one_channel_does_not_wake_itself_completing(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 4);
+    uint64_t out[3] = {0, 0, 0};
+    zc_select_case c[3];
+    for (int i = 0; i < 3; i++) zc_select_recv_case(&c[i], f.rx[0], &out[i]);
+    zc_select s;
+    zc_select_init(&s, c, 3, ZC_SELECT_ORDERED);
+    inline_exec x;
+    inline_exec_init(&x, &s);
+    expect_poll(&s, &x.w, ZC_PENDING, 3);
+    assert_int_equal(recv_linked(f.rx[0]), 3);
+    send_u64(f.tx[0], 111); /* wakes node 0 */
+    send_u64(f.tx[0], 222); /* wakes node 1 */
+    assert_int_equal(x.wakes, 2);
+
+    x.on = true;
+    expect_poll(&s, &x.w, ZC_OK, 0);
+    assert_int_equal(out[0], 111);
+    assert_int_equal(x.wakes, 2); /* no wake of its own while it completed */
+    assert_int_equal(x.completions, 0);
+    assert_int_equal(channel_len(f.rx[0]), 1); /* 222 is still there */
+    expect_u64(f.rx[0], 222);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+/* Found by a break test: a select with a send and a receive case on one channel, pending
+ * on both (a held permit makes it look empty and full at once). The commit woke the
+ * receive case; its inline poll received, which freed a slot and woke the select's own
+ * send case; the nested poll sent, then waited in its cancel for the receive case's wake
+ * to end: the outer frame on the same stack, so for ever. */
+static void test_select_whose_receive_frees_a_slot_for_its_own_send_case_completes_once(
+    void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(2, &cfg, &tx, &rx), ZC_OK);
+    zc_permit p;
+    assert_int_equal(zc_try_reserve(tx, &p), ZC_OK);
+    send_u64(tx, 1);
+    uint64_t out = 0, msg = 2;
+    zc_select_case c[2];
+    zc_select_send_case(&c[0], tx, &msg);
+    zc_select_recv_case(&c[1], rx, &out);
+    zc_select s;
+    zc_select_init(&s, c, 2, ZC_SELECT_ORDERED);
+    inline_exec x;
+    inline_exec_init(&x, &s);
+    expect_poll(&s, &x.w, ZC_PENDING, 2);
+    x.on = true;
+
+    alarm(10); /* the hang, were it back */
+    uint64_t v = 7;
+    assert_int_equal(zc_permit_commit(&p, &v), ZC_OK); /* wakes the receive case */
+    alarm(0);
+    assert_int_equal(x.wakes, 1);
+    assert_int_equal(x.completions, 1); /* exactly one outcome */
+    assert_int_equal(x.max_depth, 1);
+    assert_int_equal(x.index, 1);
+    assert_int_equal(out, 7);
+    assert_int_equal(linked(&tx->ch->send_waiters), 0);
+    assert_int_equal(linked(&rx->ch->recv_waiters), 0);
+    assert_int_equal(channel_len(rx), 1); /* the select's own message was not sent */
+    expect_u64(rx, 1);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 /* ---- arguments and timeouts ------------------------------------------------------- */
 
 static void test_bad_arguments_return_einval_and_leave_nothing_registered(void **state) {
@@ -543,6 +657,16 @@ static void test_bad_arguments_return_einval_and_leave_nothing_registered(void *
     zc_select_send_case(&c[1], f.tx[1], &msg);
     send_u64(f.tx[1], 1); /* full: only case 0 is ready */
     expect_poll(&s, &f.w, ZC_OK, 0); /* no longer bad */
+
+    zc_select_init(&s, c, CHANS, 0xf0); /* flags other than ZC_SELECT_ORDERED */
+    send_u64(f.tx[2], 1);
+    expect_poll(&s, &f.w, ZC_EINVAL, CHANS); /* takes nothing */
+    assert_int_equal(channel_len(f.rx[2]), 1);
+    index = 77;
+    assert_int_equal(zc_select_timeout(c, CHANS, ZC_SELECT_ORDERED | 2u, 0, &index),
+                     ZC_EINVAL);
+    assert_int_equal(index, CHANS);
+    assert_int_equal(channel_len(f.rx[2]), 1);
 
     zc_select_init(NULL, c, CHANS, 0); /* NULL does nothing */
     zc_select_cancel(NULL);
@@ -707,7 +831,7 @@ int main(void) {
         cmocka_unit_test(test_select_takes_the_ready_receive_and_leaves_the_others_alone),
         cmocka_unit_test(test_select_with_every_case_ready_takes_exactly_one_message),
         cmocka_unit_test(test_rotation_takes_always_ready_cases_in_turn),
-        cmocka_unit_test(test_blocking_selects_in_a_loop_rotate_too),
+        cmocka_unit_test(test_blocking_selects_in_a_loop_share_out_ready_cases),
         cmocka_unit_test(test_ordered_mode_prefers_the_first_ready_case_in_list_order),
         cmocka_unit_test(test_send_case_completes_on_the_channel_with_room_only),
         cmocka_unit_test(test_pending_send_select_completes_once_a_slot_frees),
@@ -720,6 +844,10 @@ int main(void) {
         cmocka_unit_test(test_closed_case_is_reported_until_disabled_and_then_the_select_ends),
         cmocka_unit_test(test_disable_of_a_pending_case_unlinks_it_at_once),
         cmocka_unit_test(test_wake_that_polls_the_select_inline_completes_it),
+        cmocka_unit_test(
+            test_select_with_three_cases_on_one_channel_does_not_wake_itself_completing),
+        cmocka_unit_test(
+            test_select_whose_receive_frees_a_slot_for_its_own_send_case_completes_once),
         cmocka_unit_test(test_bad_arguments_return_einval_and_leave_nothing_registered),
         cmocka_unit_test(test_select_timeout_on_empty_channels_times_out_with_nothing_linked),
         cmocka_unit_test(test_blocking_select_drains_two_producers_until_both_channels_close),
