@@ -36,7 +36,7 @@ void zc_recv_init(zc_recv *f, zc_receiver *rx) {
 }
 
 zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
-                        zc__send_attempt attempt, void *arg, zc_status s) {
+                        zc__send_attempt attempt, void *arg, zc_status s, bool publishes) {
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
@@ -63,11 +63,15 @@ zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
             return ZC_PENDING;
         }
         zc__chan_finish_send(ch, node);
+        if (publishes && s == ZC_OK) zc__chan_wake_receiver(ch); /* [F1], our node off */
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
 }
 
-static zc_status send_attempt(zc__chan *ch, void *msg) { return zc__chan_send(ch, msg); }
+static zc_status send_attempt(zc__chan *ch, void *msg) {
+    unsigned owed = 0; /* one on ZC_OK: zc__send_wait makes it */
+    return zc__chan_send_quiet(ch, msg, &owed);
+}
 
 /* Everything but the fast path of zc_send_poll: bad arguments, a completed future, a
  * future that waits or has waited (its node not idle), and every first attempt that
@@ -87,7 +91,8 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
      * read of the receivers' index, cheaper). */
     bool looks_full = ch->bounded && zc__ring_looks_full(&ch->q.ring);
     zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg,
-                                looks_full ? ZC_FULL : zc__chan_send(ch, f->zc__msg));
+                                looks_full ? ZC_FULL : send_attempt(ch, (void *)f->zc__msg),
+                                true);
     if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
     return s;
 }
@@ -119,12 +124,22 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
         return ZC_EINVAL;
     }
     zc__chan *ch = f->zc__rx->ch;
-    /* As for a send: a ring that looks empty is tried only after registering. */
+    /* As for a send: a ring that looks empty is tried only after registering. The
+     * attempts count the wakes they owe waiting senders (a slot freed: the message's, a
+     * skipped hole's), made only once our node is off the list (as zc__send_wait). */
     bool looks_empty = ch->bounded && zc__ring_looks_empty(&ch->q.ring);
-    zc_status s = looks_empty ? ZC_EMPTY : zc__chan_recv(ch, out);
+    unsigned owed = 0;
+    zc_status s = looks_empty ? ZC_EMPTY : zc__chan_recv_quiet(ch, out, &owed);
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
+        if (owed > 0 && (s == ZC_EMPTY || s == ZC_PENDING)) {
+            /* Holes skipped (released permits), nothing received: off the list, wake the
+             * senders the slots are for, and wait over again. */
+            zc__chan_finish_recv(ch, &f->zc__node);
+            for (; owed > 0; owed--) zc__chan_wake_sender(ch);
+            registered = false;
+        }
         if (s == ZC_EMPTY) {
             if (registered) {
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
@@ -132,12 +147,12 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             }
             zc__waitlist_register(&ch->recv_waiters, &f->zc__node, w);
             registered = true;
-            s = zc__chan_recv(ch, out); /* the re-check */
+            s = zc__chan_recv_quiet(ch, out, &owed); /* the re-check */
             continue;
         }
         if (s == ZC_PENDING && zc__in_self_wake()) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
-            s = zc__chan_recv(ch, out);
+            s = zc__chan_recv_quiet(ch, out, &owed);
             continue;
         }
         if (s == ZC_PENDING) {
@@ -147,6 +162,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             return ZC_PENDING;
         }
         zc__chan_finish_recv(ch, &f->zc__node);
+        for (; owed > 0; owed--) zc__chan_wake_sender(ch); /* [F1], our node off */
         return s; /* ZC_OK, ZC_CLOSED */
     }
 }

@@ -34,8 +34,10 @@ static inline const unsigned char *batch_msg(const void *msgs, size_t i, size_t 
     return (const unsigned char *)msgs + i * elem_size;
 }
 
-zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, size_t *count) {
+zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, size_t *count,
+                             size_t *freed) {
     assert(n > 0 && !(all && n > r->cap) && "all-or-nothing batches never exceed cap");
+    *freed = 0;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     /* Relaxed: a guess of where to send; the stamps and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -78,6 +80,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
             if (head + r->one_lap == pos) {
                 /* The oldest place: skip it if it is a hole, as ring.c's send does. */
                 if (!zc__ring_skip_hole(r, head, stamp)) return ZC_FULL;
+                ++*freed;
                 tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
                 continue;
             }

@@ -18,8 +18,13 @@
  * ZC_CLOSED: the ring is closed.
  * ZC_PENDING: a receiver is still copying out of a slot this claim needs, and a short
  *             spin did not see it finish; nothing was claimed.
- * n >= 1, and n <= cap when all. *count is written only on ZC_OK. */
-zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, size_t *count);
+ * n >= 1, and n <= cap when all. *count is written only on ZC_OK. *freed (always
+ * written) counts the released reservations (holes) skipped at the oldest place on the
+ * way, each of which freed a slot; on any status but ZC_OK those slots were left unused,
+ * and each owes a waiting sender a wake (found by a break test: an all-or-nothing batch
+ * that then found too little room freed a slot and woke no one). */
+zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, size_t *count,
+                             size_t *freed);
 
 /* Receive up to max messages (out: max * elem_size writable bytes) with one claim.
  * ZC_OK: *count (1 <= *count <= min(max, cap)) messages, the oldest ones, were copied

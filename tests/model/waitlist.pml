@@ -90,6 +90,20 @@
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0
 #endif
+/* The order of a poll's steps, as the code is now (1) or was before session 10 (0):
+ * PAY_AFTER_FINISH: a poll's attempt only counts the wake it owes the other side; the
+ * poll makes it (the [F1] check and notify_one) after finish has taken its own node off;
+ * before, the attempt made it at once, while the node could still be linked.
+ * QUIET_FINISH: finish passes nothing on once the channel is closed: the close wakes
+ * every waiter. (Passing nothing on after a completed operation as well would lose a
+ * wake-up: a sender whose re-check sends while it is still linked can absorb the wake
+ * meant for the next sender; this model found it, 1 receiver and 2 senders.) */
+#ifndef PAY_AFTER_FINISH
+#define PAY_AFTER_FINISH 1
+#endif
+#ifndef QUIET_FINISH
+#define QUIET_FINISH 1
+#endif
 
 #define NT (NRECV + NSEND)       /* tasks: receivers 0..NRECV-1, then senders */
 #define NPOS (NSEND * MSGS + 1)  /* positions ever claimed, plus one */
@@ -273,7 +287,8 @@ inline unregister(L, t, res) {
 }
 
 /* future.c finish(): take the node off; pass a held wake-up on if it can be used: the
- * waiter count is read first, then the queue, each its own step (chan.c). */
+ * waiter count is read first, then the queue, each its own step (chan.c). With
+ * QUIET_FINISH, a closed channel counts as not ready: its close wakes every waiter. */
 inline finish(L, t) {
     unregister(L, t, res);
     if
@@ -282,10 +297,33 @@ inline finish(L, t) {
 #else
     :: res && waiters[L] != 0 ->
         if
+#if QUIET_FINISH
+        :: ready(L) && !closed -> notify_one(L, res2)
+#else
         :: ready(L) -> notify_one(L, res2)
+#endif
         :: else -> skip
         fi
 #endif
+    :: else -> skip
+    fi
+}
+
+/* [F1] after a claim: wake one waiter of the other side if any is counted. */
+inline pay(L) {
+    if
+    :: owe && L == RECV ->
+        owe = false;
+        if
+        :: waiters[SEND] != 0 -> notify_one(SEND, res2)
+        :: else -> skip
+        fi
+    :: owe && L == SEND ->
+        owe = false;
+        if
+        :: waiters[RECV] != 0 -> notify_one(RECV, res2)
+        :: else -> skip
+        fi
     :: else -> skip
     fi
 }
@@ -317,6 +355,9 @@ inline try_send(s) {
     if
     :: s == OK ->
         atomic { pub[k] = true; k = 0 };
+#if PAY_AFTER_FINISH && !MUTANT_CHECK_BEFORE_CLAIM
+        owe = true                    /* paid by the poll after its finish */
+#else
         if
 #if MUTANT_CHECK_BEFORE_CLAIM
         :: res2 -> notify_one(RECV, res2)
@@ -325,6 +366,7 @@ inline try_send(s) {
 #endif
         :: else -> skip
         fi
+#endif
     :: else -> skip
     fi
 }
@@ -345,10 +387,14 @@ inline try_recv(s) {
     if
     :: s == OK ->
         atomic { rel[k] = true; k = 0 };
+#if PAY_AFTER_FINISH
+        owe = true                    /* paid by the poll after its finish */
+#else
         if
         :: waiters[SEND] != 0 -> notify_one(SEND, res2)
         :: else -> skip
         fi
+#endif
     :: else -> skip
     fi
 }
@@ -397,6 +443,7 @@ inline poll(L, t, s, WOULD_WAIT) {
         break
     :: s == OK || s == CLOSED ->
         finish(L, t);
+        pay(L);                       /* the wake the attempt owes, with our node off */
         registration_over(t);
         break
     od;
@@ -433,7 +480,7 @@ end_wait:
 
 proctype Receiver(byte t) {
     byte s, n, k;
-    bool res, res2, done, registered, quit;
+    bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do
     :: poll(RECV, t, s, EMPTY);
@@ -453,7 +500,7 @@ proctype Receiver(byte t) {
 
 proctype Sender(byte t) {
     byte s, n, k, m;
-    bool res, res2, done, registered, quit;
+    bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do
     :: m == MSGS -> break

@@ -13,6 +13,7 @@
 
 #include <zchan/batch.h>
 #include <zchan/block.h>
+#include <zchan/permit.h>
 #include <zchan/mpmc.h>
 
 #include "counting_waker.h"
@@ -260,20 +261,21 @@ static void test_ring_batches_cross_the_wrap_of_the_position_counters(void **sta
     atomic_store(&r.head, start);
     atomic_store(&r.tail, start);
     uint64_t v[3], out[3], next_sent = 1, next_recv = 1;
-    size_t k;
+    size_t k, freed;
     for (int round = 0; round < 10; round++) {
         fill(v, 3, next_sent);
-        assert_int_equal(zc__ring_push_many(&r, v, 3, true, &k), ZC_OK);
+        assert_int_equal(zc__ring_push_many(&r, v, 3, true, &k, &freed), ZC_OK);
         assert_int_equal(k, 3);
         next_sent += 3;
         assert_int_equal(zc__ring_pop_many(&r, out, 2, &k), ZC_OK);
         assert_int_equal(k, 2);
         for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
         fill(v, 2, next_sent);
-        assert_int_equal(zc__ring_push_many(&r, v, 2, false, &k), ZC_OK);
+        assert_int_equal(zc__ring_push_many(&r, v, 2, false, &k, &freed), ZC_OK);
         assert_int_equal(k, 2);
         next_sent += 2;
-        assert_int_equal(zc__ring_push_many(&r, v, 1, true, &k), ZC_FULL);
+        assert_int_equal(zc__ring_push_many(&r, v, 1, true, &k, &freed), ZC_FULL);
+        assert_int_equal(freed, 0); /* no reservation, no hole */
         assert_int_equal(zc__ring_pop_many(&r, out, 3, &k), ZC_OK);
         assert_int_equal(k, 3);
         for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
@@ -603,6 +605,114 @@ static void test_timeouts_report_timedout_with_what_was_done(void **state) {
     fixture_done(&f);
 }
 
+/* Found by a break test: an all-or-nothing batch that found a released reservation (a
+ * hole) at the oldest place skipped it, which freed its slot, then said ZC_FULL for want
+ * of more slots, and woke no sender for the slot it freed (waker rule 4). */
+static void test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_slot(
+    void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(3, &cfg, &tx, &rx), ZC_OK);
+    zc_permit p;
+    send_u64(tx, 1);
+    assert_int_equal(zc_try_reserve(tx, &p), ZC_OK);
+    send_u64(tx, 2); /* full: [1, reserved, 2] */
+    counting_waker c1, c2;
+    counting_waker_init(&c1);
+    counting_waker_init(&c2);
+    zc_waker w1 = counting_waker_of(&c1), w2 = counting_waker_of(&c2);
+    uint64_t m3 = 3, m4 = 4;
+    zc_send s1, s2;
+    zc_send_init(&s1, tx, &m3);
+    zc_send_init(&s2, tx, &m4);
+    assert_int_equal(zc_send_poll(&s1, &w1), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&s2, &w2), ZC_PENDING);
+    assert_int_equal(zc_permit_release(&p), ZC_OK); /* a hole behind 1: keeps its slot */
+    expect_u64(rx, 1);                              /* frees a slot: wakes s1 */
+    assert_int_equal(counting_waker_count(&c1), 1);
+    assert_int_equal(zc_send_poll(&s1, &w1), ZC_OK); /* full again: [hole, 2, 3] */
+    uint64_t two[2] = {5, 6};
+    size_t sent = 9;
+    assert_int_equal(zc_try_send_many(tx, two, 2, &sent, ZC_ALL_OR_NOTHING), ZC_FULL);
+    assert_int_equal(sent, 0);
+    zc_info info;
+    assert_int_equal(zc_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, 2);                   /* the hole's slot is free now */
+    assert_int_equal(counting_waker_count(&c2), 1); /* and s2 was woken for it */
+    assert_int_equal(zc_send_poll(&s2, &w2), ZC_OK);
+    expect_u64(rx, 2);
+    expect_u64(rx, 3);
+    expect_u64(rx, 4);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* Found by a break test of inline executors (as test_future.c's twins): a batch receive
+ * polled again while still registered took a message, and the wake it owed a sender ran
+ * an inline sender whose send woke this very future inside its poll. */
+static zc_send inline_sender;
+static zc_waker inline_sender_waker;
+static void inline_sender_wake(void *ctx) {
+    (void)ctx;
+    zc_send_poll(&inline_sender, &inline_sender_waker);
+}
+
+typedef struct inline_batch_recv {
+    zc_recv_many f;
+    zc_waker w;
+    uint64_t out; /* the task's one buffer */
+    uint64_t got[4];
+    int n, depth, max_depth;
+} inline_batch_recv;
+
+static void inline_batch_drain(inline_batch_recv *a) {
+    if (++a->depth > a->max_depth) a->max_depth = a->depth;
+    size_t got;
+    while (zc_recv_many_poll(&a->f, &a->w, &a->out, 1, &got) == ZC_OK && a->n < 4)
+        a->got[a->n++] = a->out;
+    a->depth--;
+}
+
+static void inline_batch_wake(void *ctx) { inline_batch_drain(ctx); }
+
+static void test_batch_receive_polled_again_while_registered_is_not_woken_inside_its_poll(
+    void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
+    counting_waker lazy;
+    counting_waker_init(&lazy);
+    zc_waker lw = counting_waker_of(&lazy);
+    uint64_t v;
+    zc_recv r0;
+    zc_recv_init(&r0, rx);
+    assert_int_equal(zc_recv_poll(&r0, &lw, &v), ZC_PENDING);
+    inline_batch_recv a = {.n = 0};
+    zc_recv_many_init(&a.f, rx);
+    a.w = (zc_waker){inline_batch_wake, &a};
+    size_t got;
+    assert_int_equal(zc_recv_many_poll(&a.f, &a.w, &a.out, 1, &got), ZC_PENDING);
+    send_u64(tx, 0x11); /* wakes r0 (lazy); full */
+    uint64_t m = 0x22;
+    zc_send_init(&inline_sender, tx, &m);
+    inline_sender_waker = (zc_waker){inline_sender_wake, NULL};
+    assert_int_equal(zc_send_poll(&inline_sender, &inline_sender_waker), ZC_PENDING);
+
+    inline_batch_drain(&a); /* the owner polls again, before any wake of a */
+    assert_int_equal(a.max_depth, 1);
+    assert_int_equal(a.n, 2);
+    assert_int_equal(a.got[0], 0x11);
+    assert_int_equal(a.got[1], 0x22);
+    zc_recv_cancel(&r0);
+    zc_recv_many_cancel(&a.f);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_many_that_fits_sends_all_and_recv_many_takes_them_in_order),
@@ -630,6 +740,10 @@ int main(void) {
         cmocka_unit_test(test_blocking_batches_deliver_everything_in_order),
         cmocka_unit_test(test_blocking_all_or_nothing_batches_deliver_everything_in_order),
         cmocka_unit_test(test_timeouts_report_timedout_with_what_was_done),
+        cmocka_unit_test(
+            test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_slot),
+        cmocka_unit_test(
+            test_batch_receive_polled_again_while_registered_is_not_woken_inside_its_poll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <zchan/batch.h>
 #include <zchan/mpmc.h>
 
 #include "counting_waker.h"
@@ -906,6 +907,206 @@ static void test_close_runs_reentrant_wakes_without_deadlock(void **state) {
     fixture_done(&f);
 }
 
+/* ---- inline executors: a future polled again while still registered ------------------ */
+
+/* Found by a break test of inline executors. A future registered by an earlier poll and
+ * polled again before any wake (a task that also waits on something else) completes;
+ * the wake its operation owes the other side runs an inline peer, whose operation wakes
+ * the head of this side's list: the very future whose poll is still running, still
+ * linked. Its inline executor polled it again inside the first poll: a send went in
+ * twice; a receive took the next message into the same buffer. Now a poll takes its node
+ * off before it makes the wakes it owes. */
+static void make_u64_bounded(size_t cap, zc_sender **tx, zc_receiver **rx) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    assert_int_equal(zc_bounded(cap, &cfg, tx, rx), ZC_OK);
+}
+
+static zc_waker lazy_waker(counting_waker *cw) { /* a queueing executor: counts only */
+    counting_waker_init(cw);
+    return counting_waker_of(cw);
+}
+
+typedef struct inline_send {
+    zc_send f;
+    zc_waker w;
+    int depth, max_depth, wakes;
+    zc_status inner;
+} inline_send;
+
+static void inline_send_wake(void *ctx) {
+    inline_send *a = ctx;
+    a->wakes++;
+    if (++a->depth > a->max_depth) a->max_depth = a->depth;
+    a->inner = zc_send_poll(&a->f, &a->w);
+    a->depth--;
+}
+
+typedef struct inline_stream {
+    zc_recv f;
+    zc_waker w;
+    uint64_t *out; /* the task's one buffer */
+    uint64_t got[8];
+    int n, depth, max_depth;
+} inline_stream;
+
+static void inline_stream_drain(inline_stream *r) {
+    if (++r->depth > r->max_depth) r->max_depth = r->depth;
+    while (zc_recv_poll(&r->f, &r->w, r->out) == ZC_OK && r->n < 8) r->got[r->n++] = *r->out;
+    r->depth--;
+}
+
+static void inline_stream_wake(void *ctx) { inline_stream_drain(ctx); }
+
+static void test_send_polled_again_while_registered_is_not_woken_inside_its_poll(
+    void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_u64_bounded(1, &tx, &rx);
+    counting_waker lazy;
+    zc_waker lw = lazy_waker(&lazy);
+    uint64_t v, buf = 0;
+    zc_recv r0; /* a lazy receiver, then an inline one */
+    zc_recv_init(&r0, rx);
+    assert_int_equal(zc_recv_poll(&r0, &lw, &v), ZC_PENDING);
+    inline_stream r = {.out = &buf};
+    zc_recv_init(&r.f, rx);
+    r.w = (zc_waker){inline_stream_wake, &r};
+    assert_int_equal(zc_recv_poll(&r.f, &r.w, &buf), ZC_PENDING);
+    send_u64(tx, 0x10); /* wakes r0 (lazy): it holds the wake-up; the channel is full */
+    uint64_t m2 = 0xa2;
+    zc_send s2; /* a lazy sender, then an inline one */
+    zc_send_init(&s2, tx, &m2);
+    assert_int_equal(zc_send_poll(&s2, &lw), ZC_PENDING);
+    uint64_t ma = 0xa;
+    inline_send a = {.inner = ZC_EINVAL};
+    zc_send_init(&a.f, tx, &ma);
+    a.w = (zc_waker){inline_send_wake, &a};
+    assert_int_equal(zc_send_poll(&a.f, &a.w), ZC_PENDING);
+    expect_u64(rx, 0x10); /* frees the slot: wakes s2 (lazy) */
+
+    a.depth = 1; /* the owner polls a again, before any wake of it */
+    assert_int_equal(zc_send_poll(&a.f, &a.w), ZC_OK);
+    a.depth = 0;
+    assert_int_equal(a.wakes, 0); /* not woken while its poll ran */
+    zc_send_cancel(&s2);
+    zc_recv_cancel(&r0);
+    int delivered = 0;
+    for (int i = 0; i < r.n; i++) delivered += r.got[i] == 0xa;
+    while (zc_try_recv(rx, &v) == ZC_OK) delivered += v == 0xa;
+    assert_int_equal(delivered, 1);
+    zc_recv_cancel(&r.f);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static inline_send *stream_sender; /* the inline sender a receive test's stream wakes */
+static void inline_send_poll_wake(void *ctx) {
+    (void)ctx;
+    zc_send_poll(&stream_sender->f, &stream_sender->w);
+}
+
+static void test_receive_polled_again_while_registered_is_not_woken_inside_its_poll(
+    void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_u64_bounded(1, &tx, &rx);
+    counting_waker lazy;
+    zc_waker lw = lazy_waker(&lazy);
+    uint64_t v, buf = 0;
+    zc_recv r0; /* a lazy receiver, then the inline stream a */
+    zc_recv_init(&r0, rx);
+    assert_int_equal(zc_recv_poll(&r0, &lw, &v), ZC_PENDING);
+    inline_stream a = {.out = &buf};
+    zc_recv_init(&a.f, rx);
+    a.w = (zc_waker){inline_stream_wake, &a};
+    assert_int_equal(zc_recv_poll(&a.f, &a.w, &buf), ZC_PENDING);
+    send_u64(tx, 0x11); /* wakes r0 (lazy); the channel is full */
+    uint64_t m = 0x22;
+    inline_send s = {.inner = ZC_EINVAL};
+    zc_send_init(&s.f, tx, &m);
+    s.w = (zc_waker){inline_send_poll_wake, NULL};
+    stream_sender = &s;
+    assert_int_equal(zc_send_poll(&s.f, &s.w), ZC_PENDING);
+
+    a.depth = 0; /* the owner polls a again, before any wake of it */
+    inline_stream_drain(&a);
+    assert_int_equal(a.max_depth, 1); /* never polled inside its own poll */
+    assert_int_equal(a.n, 2);
+    assert_int_equal(a.got[0], 0x11);
+    assert_int_equal(a.got[1], 0x22);
+    zc_recv_cancel(&r0);
+    zc_recv_cancel(&a.f);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* Found by the same break test: each receiver woken by a close and polled inline took
+ * its wake-up's pass-on to the next waiter from inside its wake, so the wakes nested as
+ * deep as there were waiters (a stack overflow at 30,000). A close wakes every waiter
+ * anyway: nothing is passed on once closed, and a wake made from inside a deep enough
+ * chain of wakes on one thread waits for the outermost to make it. */
+enum { MANY = 200 };
+typedef struct nest_task {
+    zc_recv f;
+    zc_waker w;
+    uint64_t got;
+    bool done;
+} nest_task;
+static int nest_depth, nest_max;
+
+static void nest_wake(void *ctx) {
+    nest_task *t = ctx;
+    if (++nest_depth > nest_max) nest_max = nest_depth;
+    uint64_t v;
+    zc_status s;
+    while ((s = zc_recv_poll(&t->f, &t->w, &v)) == ZC_OK) t->got++;
+    if (s != ZC_PENDING) t->done = true;
+    nest_depth--;
+}
+
+static void run_nesting(bool close_only) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    assert_int_equal(zc_unbounded(&cfg, &tx, &rx), ZC_OK);
+    static nest_task ts[MANY];
+    for (int i = 0; i < MANY; i++) {
+        memset(&ts[i], 0, sizeof ts[i]);
+        zc_recv_init(&ts[i].f, rx);
+        ts[i].w = (zc_waker){nest_wake, &ts[i]};
+        uint64_t v;
+        assert_int_equal(zc_recv_poll(&ts[i].f, &ts[i].w, &v), ZC_PENDING);
+    }
+    nest_depth = nest_max = 0;
+    if (!close_only) {
+        static uint64_t msgs[MANY];
+        size_t sent;
+        assert_int_equal(zc_try_send_many(tx, msgs, MANY, &sent, 0), ZC_OK);
+    }
+    assert_true(zc_sender_close(tx));
+    uint64_t got = 0;
+    for (int i = 0; i < MANY; i++) {
+        assert_true(ts[i].done);
+        got += ts[i].got;
+    }
+    assert_int_equal(got, close_only ? 0 : MANY);
+    assert_true(nest_max <= 8);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_close_with_inline_receivers_does_not_nest_their_wakes(void **state) {
+    (void)state;
+    run_nesting(true);
+}
+
+static void test_batch_send_to_inline_receivers_does_not_nest_their_wakes(void **state) {
+    (void)state;
+    run_nesting(false);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(
@@ -955,6 +1156,11 @@ int main(void) {
         cmocka_unit_test(test_wake_that_calls_try_send_fills_the_freed_slot),
         cmocka_unit_test(test_wake_that_cancels_its_own_send_future_sends_nothing),
         cmocka_unit_test(test_close_runs_reentrant_wakes_without_deadlock),
+        cmocka_unit_test(test_send_polled_again_while_registered_is_not_woken_inside_its_poll),
+        cmocka_unit_test(
+            test_receive_polled_again_while_registered_is_not_woken_inside_its_poll),
+        cmocka_unit_test(test_close_with_inline_receivers_does_not_nest_their_wakes),
+        cmocka_unit_test(test_batch_send_to_inline_receivers_does_not_nest_their_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
