@@ -135,7 +135,8 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  *
  * @param s      An initialised select.
  * @param w      Waker for the whole select; copied into every case's node. Several
- *               channels may call it for one ZC_PENDING (one wake per node at most).
+ *               channels may call it for one ZC_PENDING (one wake per node at most,
+ *               and the poll's own "poll again soon" of waker.h).
  * @param index  Receives the index of the case the status belongs to, or n when it
  *               belongs to none (ZC_PENDING, ZC_EINVAL for a bad select or waker, and
  *               ZC_CLOSED when every case is disabled).

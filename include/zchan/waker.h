@@ -26,7 +26,14 @@
  * A poll may also call wake(ctx) itself, on the polling thread, just before returning
  * ZC_PENDING ("poll me again soon"): it does so when a peer thread is in the middle of
  * an operation on the very slot this future needs. Executors must accept a wake that
- * arrives before the poll has returned.
+ * arrives before the poll has returned. No other wake of a future comes from inside its
+ * own poll: a poll makes the wakes its operation owes the other side only once its own
+ * waiter node is off the list.
+ *
+ * An executor may poll from inside wake (rule 2), and those polls wake others in turn.
+ * zchan keeps that nesting at most 4 wakes deep on one thread: a wake due deeper is made
+ * by the outermost notifying call once its own wake has returned, in order, still
+ * before that zchan call returns.
  */
 #ifndef ZCHAN_WAKER_H
 #define ZCHAN_WAKER_H
