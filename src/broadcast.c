@@ -304,8 +304,11 @@ void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
 
 /* ---- send and receive ------------------------------------------------------------- */
 
-/* One send attempt: ZC_OK, ZC_FULL (back-pressure), ZC_CLOSED. Wakes receivers. */
-static zc_status bcast_send(zc__bcast *ch, const void *msg) {
+/* One send attempt without its wakes: ZC_OK, ZC_FULL (back-pressure), ZC_CLOSED. On
+ * ZC_OK the waiting receivers are owed a wake (wake_receivers): a future makes it only
+ * once its own node is off the list, so that no receiver its send runs wakes it inside
+ * its poll (as future.c; found by a break test of inline executors). */
+static zc_status bcast_send_quiet(zc__bcast *ch, const void *msg) {
     lock(ch);
     if (ch->closed) {
         unlock(ch);
@@ -326,13 +329,21 @@ static zc_status bcast_send(zc__bcast *ch, const void *msg) {
     ch->rem[slot_of(ch, ch->tail)] = ch->receivers; /* >= 1: no receiver means closed */
     ch->tail++;
     unlock(ch);
-    if (zc__waitlist_has_waiters(&ch->recv_waiters)) wake_receivers(ch); /* [M2] */
     return ZC_OK;
 }
 
-/* One receive attempt: ZC_OK, ZC_LAGGED, ZC_EMPTY, ZC_CLOSED. Wakes senders. */
-static zc_status bcast_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
+/* The wakes a send owes: every receiver waiting when we look ([M2]). */
+static void pay_send(zc__bcast *ch) {
+    if (zc__waitlist_has_waiters(&ch->recv_waiters)) wake_receivers(ch); /* [M2] */
+}
+
+/* One receive attempt without its wakes: ZC_OK, ZC_LAGGED, ZC_EMPTY, ZC_CLOSED; *freed
+ * (always written): the slots it freed, each owing a waiting sender a wake (wake_senders,
+ * made as bcast_send_quiet's). */
+static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *missed,
+                                  size_t *freed) {
     zc__bcast *ch = rx->ch;
+    *freed = 0;
     lock(ch);
     if (rx->pos < ch->head) { /* overflow mode: overwritten before we read them */
         uint64_t lag = ch->head - rx->pos;
@@ -347,10 +358,9 @@ static zc_status bcast_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) 
         return s;
     }
     unsigned char *msg = msg_at(ch, rx->pos);
-    size_t freed = 0;
     if (--ch->rem[slot_of(ch, rx->pos)] == 0) {
         memcpy(out, msg, ch->elem_size); /* the last reader takes the original */
-        freed = advance_head(ch);
+        *freed = advance_head(ch);
     } else if (ch->clone_msg) {
         ch->clone_msg(out, msg, ch->ctx);
     } else {
@@ -358,25 +368,30 @@ static zc_status bcast_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) 
     }
     rx->pos++;
     unlock(ch);
-    wake_senders(ch, freed); /* [M2] */
     return ZC_OK;
 }
 
-static bool send_ready(zc__bcast *ch) {
+/* Whether a waiting sender could send now: open, with a free slot. */
+static bool send_room(zc__bcast *ch) {
     lock(ch);
-    bool ready = ch->closed || ch->tail - ch->head < ch->cap;
+    bool room = !ch->closed && ch->tail - ch->head < ch->cap;
     unlock(ch);
-    return ready;
+    return room;
 }
 
 zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
     if (!tx || !msg) return ZC_EINVAL;
-    return bcast_send(tx->ch, msg);
+    zc_status s = bcast_send_quiet(tx->ch, msg);
+    if (s == ZC_OK) pay_send(tx->ch);
+    return s;
 }
 
 zc_status zc_bcast_try_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
     if (!rx || !out) return ZC_EINVAL;
-    return bcast_recv(rx, out, missed);
+    size_t freed;
+    zc_status s = bcast_recv_quiet(rx, out, missed, &freed);
+    wake_senders(rx->ch, freed); /* [M2] */
+    return s;
 }
 
 static void info(zc__bcast *ch, uint64_t from, zc_info *out) {
@@ -414,9 +429,10 @@ void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) 
     f->zc__done = 0;
 }
 
-/* Take a send node off its list; pass on a wake-up it absorbed and did not use. */
+/* Take a send node off its list; pass on a wake-up it absorbed and did not use (not
+ * once closed: the close wakes every waiter, as chan.c's pass-on). */
 static void send_finish(zc__bcast *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node) && send_ready(ch))
+    if (zc__waitlist_unregister(&ch->send_waiters, node) && send_room(ch))
         zc__waitlist_notify_one(&ch->send_waiters);
 }
 
@@ -435,7 +451,7 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
     zc__bcast *ch = f->zc__tx->ch;
     bool registered = false;
     for (;;) {
-        zc_status s = bcast_send(ch, f->zc__msg);
+        zc_status s = bcast_send_quiet(ch, f->zc__msg);
         if (s == ZC_FULL) {
             if (registered) return ZC_PENDING;
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w); /* [M2] */
@@ -443,6 +459,7 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
             continue;
         }
         send_finish(ch, &f->zc__node);
+        if (s == ZC_OK) pay_send(ch); /* our node off */
         f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED */
     }
@@ -470,7 +487,8 @@ zc_status zc_bcast_recv_poll(zc_bcast_recv *f, const zc_waker *w, void *out,
     zc__waitlist *wl = &f->zc__rx->ch->recv_waiters;
     bool registered = false;
     for (;;) {
-        zc_status s = bcast_recv(f->zc__rx, out, missed);
+        size_t freed;
+        zc_status s = bcast_recv_quiet(f->zc__rx, out, missed, &freed);
         if (s == ZC_EMPTY) {
             if (registered) return ZC_PENDING;
             /* Always linked at the back, from IDLE (see the file comment). */
@@ -480,6 +498,7 @@ zc_status zc_bcast_recv_poll(zc_bcast_recv *f, const zc_waker *w, void *out,
             continue;
         }
         zc__waitlist_unregister(wl, &f->zc__node);
+        wake_senders(f->zc__rx->ch, freed); /* [M2], our node off */
         return s; /* ZC_OK, ZC_LAGGED, ZC_CLOSED */
     }
 }

@@ -724,6 +724,79 @@ static void test_blocking_backpressure_delivers_everything_to_every_thread(void 
     }
 }
 
+/* Found by a break test of inline executors (as test_future.c's): a send future polled
+ * again while still registered sent, and the wake it owed the receivers ran an inline
+ * receiver whose receive freed the slot and woke this very future, still linked, inside
+ * its poll: the message went in twice. A send now wakes the receivers only once its node
+ * is off the list. */
+typedef struct bc_inline_recv {
+    zc_bcast_recv f;
+    zc_waker w;
+    bool on;
+    uint64_t got[8];
+    int n;
+} bc_inline_recv;
+
+static void bc_inline_recv_wake(void *ctx) {
+    bc_inline_recv *r = ctx;
+    if (!r->on) return;
+    uint64_t v;
+    while (zc_bcast_recv_poll(&r->f, &r->w, &v, NULL) == ZC_OK && r->n < 8) r->got[r->n++] = v;
+}
+
+typedef struct bc_inline_send {
+    zc_bcast_send f;
+    zc_waker w;
+    int wakes;
+} bc_inline_send;
+
+static void bc_inline_send_wake(void *ctx) {
+    bc_inline_send *a = ctx;
+    a->wakes++;
+    zc_bcast_send_poll(&a->f, &a->w);
+}
+
+static void test_send_polled_again_while_registered_is_not_woken_inside_its_poll(
+    void **state) {
+    (void)state;
+    zc_bcast_config cfg = {sizeof(uint64_t), ZC_BCAST_BACKPRESSURE, NULL, NULL, NULL};
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    assert_int_equal(zc_bcast_new(1, &cfg, &tx, &rx), ZC_OK);
+    bc_inline_recv r = {.on = false};
+    zc_bcast_recv_init(&r.f, rx);
+    r.w = (zc_waker){bc_inline_recv_wake, &r};
+    uint64_t v;
+    assert_int_equal(zc_bcast_recv_poll(&r.f, &r.w, &v, NULL), ZC_PENDING);
+    uint64_t m0 = 0x10, ml = 0x1a, ma = 0xa;
+    assert_int_equal(zc_bcast_try_send(tx, &m0), ZC_OK); /* wakes r, which waits */
+    counting_waker lazy;
+    counting_waker_init(&lazy);
+    zc_waker lw = counting_waker_of(&lazy);
+    zc_bcast_send l;
+    zc_bcast_send_init(&l, tx, &ml);
+    assert_int_equal(zc_bcast_send_poll(&l, &lw), ZC_PENDING);
+    bc_inline_send a = {.wakes = 0};
+    zc_bcast_send_init(&a.f, tx, &ma);
+    a.w = (zc_waker){bc_inline_send_wake, &a};
+    assert_int_equal(zc_bcast_send_poll(&a.f, &a.w), ZC_PENDING);
+    assert_int_equal(zc_bcast_recv_poll(&r.f, &r.w, &v, NULL), ZC_OK); /* frees: wakes l */
+    assert_int_equal(v, 0x10);
+    assert_int_equal(zc_bcast_recv_poll(&r.f, &r.w, &v, NULL), ZC_PENDING);
+    assert_int_equal(counting_waker_count(&lazy), 1);
+    r.on = true;
+
+    assert_int_equal(zc_bcast_send_poll(&a.f, &a.w), ZC_OK); /* polled again, not woken */
+    assert_int_equal(a.wakes, 0);
+    assert_int_equal(r.n, 1); /* r received a's message, once */
+    assert_int_equal(r.got[0], 0xa);
+    zc_bcast_send_cancel(&l);
+    assert_int_equal(zc_bcast_try_recv(rx, &v, NULL), ZC_EMPTY);
+    zc_bcast_recv_cancel(&r.f);
+    zc_bcast_sender_drop(tx);
+    zc_bcast_receiver_drop(rx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_receiver_gets_every_message_in_order),
@@ -748,6 +821,7 @@ int main(void) {
         cmocka_unit_test(test_bad_arguments_return_einval_and_create_nothing),
         cmocka_unit_test(test_timeouts_give_up_with_nothing_sent_or_taken),
         cmocka_unit_test(test_blocking_backpressure_delivers_everything_to_every_thread),
+        cmocka_unit_test(test_send_polled_again_while_registered_is_not_woken_inside_its_poll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
