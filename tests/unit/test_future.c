@@ -957,6 +957,17 @@ static void inline_stream_drain(inline_stream *r) {
 
 static void inline_stream_wake(void *ctx) { inline_stream_drain(ctx); }
 
+/* r0 (polled with the lazy waker lw), then the inline stream r, wait on rx, in order. */
+static void wait_lazy_then_inline(zc_receiver *rx, zc_recv *r0, const zc_waker *lw,
+                                  inline_stream *r) {
+    uint64_t v;
+    zc_recv_init(r0, rx);
+    assert_int_equal(zc_recv_poll(r0, lw, &v), ZC_PENDING);
+    zc_recv_init(&r->f, rx);
+    r->w = (zc_waker){inline_stream_wake, r};
+    assert_int_equal(zc_recv_poll(&r->f, &r->w, r->out), ZC_PENDING);
+}
+
 static void test_send_polled_again_while_registered_is_not_woken_inside_its_poll(
     void **state) {
     (void)state;
@@ -966,13 +977,9 @@ static void test_send_polled_again_while_registered_is_not_woken_inside_its_poll
     counting_waker lazy;
     zc_waker lw = lazy_waker(&lazy);
     uint64_t v, buf = 0;
-    zc_recv r0; /* a lazy receiver, then an inline one */
-    zc_recv_init(&r0, rx);
-    assert_int_equal(zc_recv_poll(&r0, &lw, &v), ZC_PENDING);
+    zc_recv r0;
     inline_stream r = {.out = &buf};
-    zc_recv_init(&r.f, rx);
-    r.w = (zc_waker){inline_stream_wake, &r};
-    assert_int_equal(zc_recv_poll(&r.f, &r.w, &buf), ZC_PENDING);
+    wait_lazy_then_inline(rx, &r0, &lw, &r);
     send_u64(tx, 0x10); /* wakes r0 (lazy): it holds the wake-up; the channel is full */
     uint64_t m2 = 0xa2;
     zc_send s2; /* a lazy sender, then an inline one */
@@ -1014,14 +1021,10 @@ static void test_receive_polled_again_while_registered_is_not_woken_inside_its_p
     make_u64_bounded(1, &tx, &rx);
     counting_waker lazy;
     zc_waker lw = lazy_waker(&lazy);
-    uint64_t v, buf = 0;
-    zc_recv r0; /* a lazy receiver, then the inline stream a */
-    zc_recv_init(&r0, rx);
-    assert_int_equal(zc_recv_poll(&r0, &lw, &v), ZC_PENDING);
+    uint64_t buf = 0;
+    zc_recv r0;
     inline_stream a = {.out = &buf};
-    zc_recv_init(&a.f, rx);
-    a.w = (zc_waker){inline_stream_wake, &a};
-    assert_int_equal(zc_recv_poll(&a.f, &a.w, &buf), ZC_PENDING);
+    wait_lazy_then_inline(rx, &r0, &lw, &a);
     send_u64(tx, 0x11); /* wakes r0 (lazy); the channel is full */
     uint64_t m = 0x22;
     inline_send s = {.inner = ZC_EINVAL};
