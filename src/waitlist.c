@@ -19,14 +19,6 @@
  *   telling its notifier not to touch the node after wake returns. (With only the
  *   innermost frame looked at, a cancel from a nested wake of a node whose wake was
  *   further out waited for its own thread: for ever. Found by a break test.)
- * - Bounded nesting: an inline executor's wake may poll, and its poll wake the next
- *   waiter, whose wake polls in turn (a close, a batch, wake-ups passed on), so wakes
- *   could nest as deep as there are waiters (found by a break test: a stack overflow at
- *   30,000). A notify made inside ZC__WAKE_DEPTH wakes on this thread leaves the node
- *   WAKING on this thread's list of deferred wakes instead, and the outermost notify
- *   calls them, in order, once its own wake has returned: still within the outermost
- *   zchan call, never more than ZC__WAKE_DEPTH deep. An owner on this thread that
- *   unregisters or registers a deferred node takes it over as from inside its wake.
  * - Early release: a wake that is done with its context before it returns (the futex
  *   parker, whose futex_wake system call needs only an address) calls
  *   zc__waitlist_wake_done, which marks the node WOKEN at once; a woken thread then does
@@ -57,15 +49,6 @@ struct waking {
 };
 /* The innermost wake this thread is inside; NULL outside every wake. */
 static _Thread_local struct waking *tl_waking;
-/* How many wakes this thread is inside, and its deferred wakes: WAKING nodes, oldest
- * first, linked through zc__next, each with the waker it was notified with. */
-static _Thread_local struct {
-    unsigned depth;
-    zc__waiter *head, *tail;
-} tl_deferred;
-
-/* Wakes nested directly on one thread before further ones are deferred. */
-#define ZC__WAKE_DEPTH 4
 
 static inline _Atomic unsigned int *node_state(zc__waiter *n) {
     return ZC__ATOMIC_UINT(n->zc__state);
@@ -134,37 +117,9 @@ static void wait_not_waking(zc__waiter *n) {
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
         return;
     }
-    for (zc__waiter *prev = NULL, *d = tl_deferred.head; d; prev = d, d = d->zc__next) {
-        if (d != n) continue;
-        /* Its wake is deferred on this thread, which is now in the owner's hands: take
-         * it out and over, as above (the owner then holds the wake-up). */
-        if (prev)
-            prev->zc__next = n->zc__next;
-        else
-            tl_deferred.head = n->zc__next;
-        if (tl_deferred.tail == n) tl_deferred.tail = prev;
-        n->zc__next = NULL;
-        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
-        return;
-    }
     zc__backoff b = ZC__BACKOFF_INIT;
     while (atomic_load_explicit(node_state(n), memory_order_acquire) == ZC__WAKING) /* [W2] */
         zc__backoff_snooze(&b);
-}
-
-/* Call the wake of n (WAKING, off every list) with this thread's frame for it; then,
- * unless the owner took the node over from inside the wake, mark it WOKEN. */
-static void call_wake(zc__waiter *n, zc_waker w) {
-    struct waking frame = {n, w.ctx, tl_waking};
-    tl_waking = &frame;
-    tl_deferred.depth++;
-    w.wake(w.ctx);
-    tl_deferred.depth--;
-    tl_waking = frame.outer;
-    if (frame.node == n) {
-        /* [W1] release: our wake call is over; the owner may free the node now. */
-        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
-    }
 }
 
 bool zc__waitlist_notify_one(zc__waitlist *wl) {
@@ -187,27 +142,13 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     unlock(wl);
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
-    if (tl_deferred.depth >= ZC__WAKE_DEPTH) {
-        /* Deep inside wakes: the outermost notify makes this one. The node keeps its
-         * waker; its owner waits while it is WAKING, or takes it over on this thread. */
-        n->zc__next = NULL;
-        if (tl_deferred.tail)
-            tl_deferred.tail->zc__next = n;
-        else
-            tl_deferred.head = n;
-        tl_deferred.tail = n;
-        return true;
-    }
-    call_wake(n, w);
-    if (tl_deferred.depth == 0) {
-        /* The outermost notify: make the deferred wakes (each may defer more). */
-        while (tl_deferred.head) {
-            zc__waiter *d = tl_deferred.head;
-            tl_deferred.head = d->zc__next;
-            if (!tl_deferred.head) tl_deferred.tail = NULL;
-            d->zc__next = NULL;
-            call_wake(d, d->zc__waker);
-        }
+    struct waking frame = {n, w.ctx, tl_waking};
+    tl_waking = &frame;
+    w.wake(w.ctx);
+    tl_waking = frame.outer;
+    if (frame.node == n) {
+        /* [W1] release: our wake call is over; the owner may free the node now. */
+        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
     }
     return true;
 }

@@ -31,9 +31,10 @@
  * waiter node is off the list.
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn.
- * zchan keeps that nesting at most 4 wakes deep on one thread: a wake due deeper is made
- * by the outermost notifying call once its own wake has returned, in order, still
- * before that zchan call returns.
+ * A future woken and then completed by its poll passes nothing on, and nothing is passed
+ * on once a channel is closed, so the wakes of one close, one batch or one receive that
+ * frees many slots do not nest in each other; a wake-up passed on by a cancel, or by a
+ * poll whose node absorbed it during that poll, may nest one level each.
  */
 #ifndef ZCHAN_WAKER_H
 #define ZCHAN_WAKER_H

@@ -297,76 +297,6 @@ static void test_unregister_inside_a_nested_wake_takes_over_an_outer_wakes_node(
     assert_int_equal(waiters(&f), 0);
 }
 
-/* A chain of wakes on one thread, each notifying the next node of one list: past
- * ZC__WAKE_DEPTH (4) nested wakes the next one is deferred to the outermost notify, so
- * the chain runs in order without nesting deeper; and an owner that unregisters a node
- * whose wake is deferred takes it over (it holds the wake-up; its wake is never made). */
-enum { CHAIN = 8 };
-typedef struct chain {
-    zc__waitlist wl;
-    zc__waiter node[CHAIN];
-    zc_waker w[CHAIN];
-    int wakes[CHAIN], order[CHAIN], woken, depth, max_depth;
-    int cancel_from, cancel_node; /* node cancel_from's wake unregisters cancel_node */
-    bool cancel_result;
-} chain;
-typedef struct chain_ctx {
-    chain *c;
-    int i;
-} chain_ctx;
-
-static void chain_wake(void *arg) {
-    chain_ctx *x = arg;
-    chain *c = x->c;
-    if (++c->depth > c->max_depth) c->max_depth = c->depth;
-    c->wakes[x->i]++;
-    c->order[c->woken++] = x->i;
-    zc__waitlist_notify_one(&c->wl);
-    if (x->i == c->cancel_from)
-        c->cancel_result = zc__waitlist_unregister(&c->wl, &c->node[c->cancel_node]);
-    c->depth--;
-}
-
-static void run_chain(chain *c, chain_ctx *ctx, int cancel_from, int cancel_node) {
-    memset(c, 0, sizeof *c);
-    zc__waitlist_init(&c->wl);
-    c->cancel_from = cancel_from;
-    c->cancel_node = cancel_node;
-    for (int i = 0; i < CHAIN; i++) {
-        ctx[i] = (chain_ctx){c, i};
-        c->w[i] = (zc_waker){chain_wake, &ctx[i]};
-        zc__waitlist_register(&c->wl, &c->node[i], &c->w[i]);
-    }
-    assert_true(zc__waitlist_notify_one(&c->wl));
-}
-
-static void test_nested_notifies_past_a_depth_are_deferred_in_order(void **state) {
-    (void)state;
-    chain c;
-    chain_ctx ctx[CHAIN];
-    run_chain(&c, ctx, -1, -1);
-    assert_int_equal(c.woken, CHAIN);
-    for (int i = 0; i < CHAIN; i++) {
-        assert_int_equal(c.wakes[i], 1);
-        assert_int_equal(c.order[i], i); /* registration order */
-        assert_int_equal(atomic_load(ZC__ATOMIC_UINT(c.node[i].zc__state)), ZC__WOKEN);
-    }
-    assert_int_equal(c.max_depth, 4);
-    assert_int_equal(atomic_load(&c.wl.waiters), 0);
-}
-
-static void test_unregister_of_a_node_whose_wake_is_deferred_takes_it_over(void **state) {
-    (void)state;
-    chain c;
-    chain_ctx ctx[CHAIN];
-    run_chain(&c, ctx, 3, 4); /* node 3's wake notified node 4: deferred (depth 4) */
-    assert_true(c.cancel_result); /* it held the wake-up */
-    assert_int_equal(c.wakes[4], 0); /* never made */
-    assert_int_equal(atomic_load(ZC__ATOMIC_UINT(c.node[4].zc__state)), ZC__IDLE);
-    assert_int_equal(c.woken, 4); /* nodes 0-3; the chain stopped at the taken-over one */
-    assert_int_equal(atomic_load(&c.wl.waiters), CHAIN - 5);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_new_list_has_no_waiters_and_notifies_nobody),
@@ -383,8 +313,6 @@ int main(void) {
         cmocka_unit_test(test_register_inside_its_own_wake_waits_again),
         cmocka_unit_test(test_notify_inside_a_wake_wakes_the_next_node),
         cmocka_unit_test(test_unregister_inside_a_nested_wake_takes_over_an_outer_wakes_node),
-        cmocka_unit_test(test_nested_notifies_past_a_depth_are_deferred_in_order),
-        cmocka_unit_test(test_unregister_of_a_node_whose_wake_is_deferred_takes_it_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
