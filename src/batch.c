@@ -235,8 +235,6 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     zc__chan *ch = f->zc__tx->ch;
     const unsigned char *msgs = f->zc__msgs;
     bool all = f->zc__flags & ZC_ALL_OR_NOTHING;
-    /* Woken before this poll (zc__chan_done_send): a completed batch used that wake. */
-    bool woke = zc__waitlist_was_woken(&f->zc__node) || f->zc__held;
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
@@ -277,7 +275,7 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             zc__wake_self(w);
             return ZC_PENDING;
         }
-        if (send_many_unregister(f, ch) && !woke) zc__chan_pass_on_send(ch);
+        send_many_finish(f, ch);
         if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
@@ -305,7 +303,6 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
         return ZC_EINVAL;
     }
     zc__chan *ch = f->zc__rx->ch;
-    bool woke = zc__waitlist_was_woken(&f->zc__node);
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     batch_owed owed = {0, 0};
@@ -317,7 +314,6 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
             zc__chan_finish_recv(ch, &f->zc__node);
             batch_pay(ch, &owed);
             registered = false;
-            woke = false; /* what it held is passed on */
         }
         if (s == ZC_EMPTY) {
             if (registered) {
@@ -338,7 +334,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
             zc__wake_self(w); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }
-        zc__chan_done_recv(ch, &f->zc__node, woke);
+        zc__chan_finish_recv(ch, &f->zc__node);
         batch_pay(ch, &owed); /* [F1], our node off */
         return s; /* ZC_OK, ZC_CLOSED */
     }

@@ -449,9 +449,6 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
     }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__bcast *ch = f->zc__tx->ch;
-    /* Woken before this poll: a completed send used that wake (as chan.h's
-     * zc__chan_done_send), so it is not passed on. */
-    bool woke = zc__waitlist_was_woken(&f->zc__node);
     bool registered = false;
     for (;;) {
         zc_status s = bcast_send_quiet(ch, f->zc__msg);
@@ -461,10 +458,7 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
             registered = true; /* and re-check */
             continue;
         }
-        if (woke)
-            zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
-        else
-            send_finish(ch, &f->zc__node);
+        send_finish(ch, &f->zc__node);
         if (s == ZC_OK) pay_send(ch); /* our node off */
         f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED */

@@ -192,14 +192,6 @@ void zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
     if (zc__waitlist_unregister(&ch->send_waiters, node)) zc__chan_pass_on_send(ch);
 }
 
-void zc__chan_done_recv(zc__chan *ch, zc__waiter *node, bool woke) {
-    if (zc__waitlist_unregister(&ch->recv_waiters, node) && !woke) zc__chan_pass_on_recv(ch);
-}
-
-void zc__chan_done_send(zc__chan *ch, zc__waiter *node, bool woke) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node) && !woke) zc__chan_pass_on_send(ch);
-}
-
 /* zc_try_send after its first attempt did not go through at once. */
 static ZC__NOINLINE zc_status try_send_slow(zc_sender *tx, const void *msg) {
     if (!tx || !msg) return ZC_EINVAL;

@@ -182,17 +182,6 @@ bool zc__chan_is_closed(zc__chan *ch);
 void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
 void zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
 
-/* The end of an operation that completed (ZC_OK, ZC_CLOSED, ZC_ENOMEM): as finish, but a
- * wake-up the node held before the poll began (woke: zc__waitlist_was_woken then) is not
- * passed on: the future was woken for what this poll took. One it absorbed during the
- * poll (its re-check succeeded while it was still linked) is, as the model requires
- * (tests/model USED_WAKE: passing on neither loses a wake-up). Passing on a used wake-up
- * only woke the next waiter for nothing, and under an executor that polls inside the
- * wake it nested every such wake in the one before it (found by a break test: a batch
- * to 30,000 inline receivers overflowed the stack). */
-void zc__chan_done_recv(zc__chan *ch, zc__waiter *node, bool woke);
-void zc__chan_done_send(zc__chan *ch, zc__waiter *node, bool woke);
-
 /* The passing-on half of those: wake one waiting receiver / sender if one is linked and
  * could make progress now. For a caller that takes several nodes off first (select, so
  * that a wake-up one of its nodes absorbed is never passed to another of its own). */
@@ -212,9 +201,8 @@ typedef zc_status (*zc__send_attempt)(zc__chan *ch, void *arg);
  * the node is off the list: a poll made while the node is still linked (its owner polls
  * again before any wake) must not be woken by the receivers its send runs (found by a
  * break test: an inline executor re-polled it inside the poll, and the message went in
- * twice). woke: the node held a wake-up when the poll began (zc__chan_done_send). */
+ * twice). */
 zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
-                        zc__send_attempt attempt, void *arg, zc_status s, bool publishes,
-                        bool woke);
+                        zc__send_attempt attempt, void *arg, zc_status s, bool publishes);
 
 #endif /* ZCHAN_SRC_CHAN_H */

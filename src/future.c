@@ -36,8 +36,7 @@ void zc_recv_init(zc_recv *f, zc_receiver *rx) {
 }
 
 zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
-                        zc__send_attempt attempt, void *arg, zc_status s, bool publishes,
-                        bool woke) {
+                        zc__send_attempt attempt, void *arg, zc_status s, bool publishes) {
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
@@ -63,7 +62,7 @@ zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
             zc__wake_self(w); /* a receiver is mid-release: poll again soon */
             return ZC_PENDING;
         }
-        zc__chan_done_send(ch, node, woke);
+        zc__chan_finish_send(ch, node);
         if (publishes && s == ZC_OK) zc__chan_wake_receiver(ch); /* [F1], our node off */
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
@@ -90,11 +89,10 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
      * attempt failed, a woken one when another sender has taken the slot freed for it
      * (13a on one thread: 0.25 such polls a message, each now one full attempt, with its
      * read of the receivers' index, cheaper). */
-    bool woke = zc__waitlist_was_woken(&f->zc__node);
     bool looks_full = ch->bounded && zc__ring_looks_full(&ch->q.ring);
     zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg,
                                 looks_full ? ZC_FULL : send_attempt(ch, (void *)f->zc__msg),
-                                true, woke);
+                                true);
     if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
     return s;
 }
@@ -129,7 +127,6 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     /* As for a send: a ring that looks empty is tried only after registering. The
      * attempts count the wakes they owe waiting senders (a slot freed: the message's, a
      * skipped hole's), made only once our node is off the list (as zc__send_wait). */
-    bool woke = zc__waitlist_was_woken(&f->zc__node);
     bool looks_empty = ch->bounded && zc__ring_looks_empty(&ch->q.ring);
     unsigned owed = 0;
     zc_status s = looks_empty ? ZC_EMPTY : zc__chan_recv_quiet(ch, out, &owed);
@@ -142,7 +139,6 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             zc__chan_finish_recv(ch, &f->zc__node);
             for (; owed > 0; owed--) zc__chan_wake_sender(ch);
             registered = false;
-            woke = false; /* what it held is passed on */
         }
         if (s == ZC_EMPTY) {
             if (registered) {
@@ -165,7 +161,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             zc__wake_self(w); /* a sender is mid-write: poll again soon */
             return ZC_PENDING;
         }
-        zc__chan_done_recv(ch, &f->zc__node, woke);
+        zc__chan_finish_recv(ch, &f->zc__node);
         for (; owed > 0; owed--) zc__chan_wake_sender(ch); /* [F1], our node off */
         return s; /* ZC_OK, ZC_CLOSED */
     }

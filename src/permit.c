@@ -58,9 +58,8 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
     }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
-    bool woke = zc__waitlist_was_woken(&f->zc__node);
     zc_status s = reserve_attempt(ch, f->zc__permit);
-    s = zc__send_wait(ch, &f->zc__node, w, reserve_attempt, f->zc__permit, s, false, woke);
+    s = zc__send_wait(ch, &f->zc__node, w, reserve_attempt, f->zc__permit, s, false);
     if (s != ZC_PENDING) {
         f->zc__done = (int)s + 1;
         permit_set(f->zc__permit, f->zc__tx, s);

@@ -83,14 +83,6 @@ static inline bool zc__waitlist_is_idle(zc__waiter *node) {
            ZC__IDLE;
 }
 
-/* Whether node holds a wake-up now (notified, WAKING or WOKEN): read by a poll before its
- * first attempt, so that if it then completes it knows it used that wake-up
- * (zc__chan_done_*). Acquire, as zc__waitlist_is_idle. */
-static inline bool zc__waitlist_was_woken(zc__waiter *node) {
-    unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(node->zc__state), memory_order_acquire);
-    return st == ZC__WAKING || st == ZC__WOKEN;
-}
-
 static inline bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
     return zc__waitlist_is_idle(node) ? false : zc__waitlist_unregister_slow(wl, node);
 }

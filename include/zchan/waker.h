@@ -31,11 +31,11 @@
  * waiter node is off the list.
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn.
- * A send, receive, batch or reservation future woken and then completed by its poll
- * passes that wake-up on to no one, and nothing is passed on once a channel is closed,
- * so the wakes of one close, one batch or one receive that frees many slots do not nest
- * in each other; a wake-up passed on by a cancel, by a select for its cases not chosen,
- * or by a poll whose node absorbed it during that poll, may nest one level each.
+ * A future that held a wake-up when it completes or is cancelled passes it on to the
+ * next waiter while there is more to take (rule 4), from inside that wake under such an
+ * executor, so a batch that wakes k waiters, or a commit that lets k messages through,
+ * can nest k wakes deep on one thread. Nothing is passed on once a channel is closed, so
+ * the wakes of a close do not nest.
  */
 #ifndef ZCHAN_WAKER_H
 #define ZCHAN_WAKER_H

@@ -104,13 +104,6 @@
 #ifndef QUIET_FINISH
 #define QUIET_FINISH 1
 #endif
-/* USED_WAKE: a poll that completes (OK, CLOSED) passes on no wake-up its node held when
- * the poll began: the future was woken, and this poll used that wake. One absorbed
- * during the poll (its re-check succeeded while it was still linked) is still passed on.
- * Before session 10, finish passed on either. */
-#ifndef USED_WAKE
-#define USED_WAKE 1
-#endif
 
 #define NT (NRECV + NSEND)       /* tasks: receivers 0..NRECV-1, then senders */
 #define NPOS (NSEND * MSGS + 1)  /* positions ever claimed, plus one */
@@ -417,7 +410,6 @@ inline close_channel() {
 /* ---- future.c polls: s = OK, CLOSED or PENDING ---- */
 
 inline poll(L, t, s, WOULD_WAIT) {
-    woke_before = state[t] == WAKING || state[t] == WOKEN; /* woken before this poll */
     if                                /* the first attempt, or none: a ring that looks */
     :: L == RECV -> try_recv(s)       /* empty (full) goes straight to the registration */
     :: L == SEND -> try_send(s)       /* (zc__ring_looks_empty / _full: relaxed loads, */
@@ -450,20 +442,13 @@ inline poll(L, t, s, WOULD_WAIT) {
         woken[t] = true;              /* wake ourselves: poll again soon */
         break
     :: s == OK || s == CLOSED ->
-#if USED_WAKE
-        if
-        :: woke_before -> unregister(L, t, res) /* this poll used that wake */
-        :: else -> finish(L, t)
-        fi;
-#else
         finish(L, t);
-#endif
         pay(L);                       /* the wake the attempt owes, with our node off */
         registration_over(t);
         break
     od;
     /* locals back to their initial values (fewer distinct states) */
-    atomic { res = false; res2 = false; done = false; registered = false; woke_before = false }
+    atomic { res = false; res2 = false; done = false; registered = false }
 }
 
 /* What the executor does with a PENDING future: park until woken and poll again, or
@@ -495,7 +480,7 @@ end_wait:
 
 proctype Receiver(byte t) {
     byte s, n, k;
-    bool res, res2, done, registered, quit, owe, woke_before;
+    bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do
     :: poll(RECV, t, s, EMPTY);
@@ -515,7 +500,7 @@ proctype Receiver(byte t) {
 
 proctype Sender(byte t) {
     byte s, n, k, m;
-    bool res, res2, done, registered, quit, owe, woke_before;
+    bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do
     :: m == MSGS -> break
