@@ -208,7 +208,7 @@ static void pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     if (st != ZC__WOKEN && st != ZC__WAKING && !f->zc__held) return; /* none held */
     /* Relaxed: see the file comment (the wake that led here follows the head move). */
     size_t head = atomic_load_explicit(&ch->q.ring.head, memory_order_relaxed);
-    if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_ready(ch)) {
+    if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_room(ch)) {
         f->zc__held = false; /* offered down the list already, or no room at all */
         return;
     }

@@ -160,10 +160,8 @@ void zc__wake_self(const zc_waker *w) {
 
 bool zc__in_self_wake(void) { return self_wakes > 0; }
 
-bool zc__chan_recv_ready(zc__chan *ch) { return chan_len(ch) > 0 || zc__chan_is_closed(ch); }
-
-bool zc__chan_send_ready(zc__chan *ch) {
-    return !ch->bounded || chan_len(ch) < ch->q.ring.cap || zc__chan_is_closed(ch);
+bool zc__chan_send_room(zc__chan *ch) {
+    return ch->bounded && chan_len(ch) < ch->q.ring.cap && !zc__chan_is_closed(ch);
 }
 
 /* The waiter count is looked at before the queue: with no waiter linked there is no one
@@ -179,8 +177,7 @@ void zc__chan_pass_on_recv(zc__chan *ch) {
 }
 
 void zc__chan_pass_on_send(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->send_waiters) && ch->bounded &&
-        chan_len(ch) < ch->q.ring.cap && !zc__chan_is_closed(ch))
+    if (zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_room(ch))
         zc__waitlist_notify_one(&ch->send_waiters);
 }
 

@@ -156,11 +156,10 @@ static inline void zc__chan_snooze(zc__chan *ch, zc__backoff *b, bool recv) {
     }
 }
 
-/* Whether a waiting receiver / sender could make progress now (for passing on an
- * absorbed wake-up): a message is held or the channel is closed / a slot is free or
- * the channel is closed. */
-bool zc__chan_recv_ready(zc__chan *ch);
-bool zc__chan_send_ready(zc__chan *ch);
+/* Whether a waiting sender could send now, for passing a wake-up on to one: the channel
+ * is bounded (no sender waits otherwise), open, and has a free slot. (Once closed, the
+ * close has woken every waiter.) */
+bool zc__chan_send_room(zc__chan *ch);
 
 /* The self-wake of a poll whose attempt met a peer mid-operation (a slot claimed and not
  * yet published or released, a segment being installed): it asks to be polled again
