@@ -59,6 +59,11 @@ static inline void zc__chan_wake_sender(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
 }
 
+/* Make n wake-ups owed to waiting senders (n slots freed), one zc__chan_wake_sender each. */
+static inline void zc__chan_wake_senders(zc__chan *ch, unsigned n) {
+    for (; n > 0; n--) zc__chan_wake_sender(ch);
+}
+
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
  * ZC_PENDING (a receiver is mid-release on the slot we need, or a sender is installing
  * the next segment; try again soon). On ZC_OK one wake-up is owed to a waiting receiver:
@@ -98,7 +103,7 @@ static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
 static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
     unsigned owed = 0;
     zc_status s = zc__chan_recv_quiet(ch, out, &owed);
-    for (; owed > 0; owed--) zc__chan_wake_sender(ch);
+    zc__chan_wake_senders(ch, owed);
     return s;
 }
 

@@ -137,7 +137,8 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             /* Holes skipped (released permits), nothing received: off the list, wake the
              * senders the slots are for, and wait over again. */
             zc__chan_finish_recv(ch, &f->zc__node);
-            for (; owed > 0; owed--) zc__chan_wake_sender(ch);
+            zc__chan_wake_senders(ch, owed);
+            owed = 0;
             registered = false;
         }
         if (s == ZC_EMPTY) {
@@ -162,7 +163,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             return ZC_PENDING;
         }
         zc__chan_finish_recv(ch, &f->zc__node);
-        for (; owed > 0; owed--) zc__chan_wake_sender(ch); /* [F1], our node off */
+        zc__chan_wake_senders(ch, owed); /* [F1], our node off */
         return s; /* ZC_OK, ZC_CLOSED */
     }
 }

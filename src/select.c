@@ -117,12 +117,10 @@ static zc_status case_try(const zc_select_case *c, unsigned *owed) {
 /* Make the wakes an attempt of case c owed: to senders for slots a receive freed, to a
  * receiver for a message sent. Only with no node of the select on a list. */
 static void select_pay(zc__chan *ch, bool recv, unsigned owed) {
-    for (; owed > 0; owed--) {
-        if (recv)
-            zc__chan_wake_sender(ch);
-        else
-            zc__chan_wake_receiver(ch);
-    }
+    if (recv)
+        zc__chan_wake_senders(ch, owed);
+    else if (owed > 0)
+        zc__chan_wake_receiver(ch); /* a send owes one */
 }
 
 /* Pass on a wake-up a node of this kind absorbed, on its channel. */
