@@ -82,9 +82,23 @@ static inline _Atomic unsigned int *state_of(zc_parker *p) {
     return ZC__ATOMIC_UINT(p->zc__state);
 }
 
+/* The largest tv_sec: time_t is a signed integer of 64 bits, or of 32 on 32-bit
+ * targets built without _TIME_BITS=64 (i686), where 2^31 s is 68 years. */
+#define TIME_T_MAX ((time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX))
+
+/* ns as a timespec, cut to the largest one time_t can hold: a timed wait then ends
+ * early, and sleep_until, which decides by the clock, sleeps again. (Cast unclamped,
+ * 2^32 s + 0.1 s became 0.1 s, and more than 2^31 s a negative time, which FUTEX_WAIT
+ * refuses at once: a spin. Found by a break test.) */
 static struct timespec timespec_of(uint64_t ns) {
     struct timespec ts;
-    ts.tv_sec = (time_t)(ns / 1000000000u);
+    uint64_t sec = ns / 1000000000u;
+    if (sec > (uint64_t)TIME_T_MAX) {
+        ts.tv_sec = TIME_T_MAX;
+        ts.tv_nsec = 999999999;
+        return ts;
+    }
+    ts.tv_sec = (time_t)sec;
     ts.tv_nsec = (long)(ns % 1000000000u);
     return ts;
 }
@@ -170,7 +184,7 @@ static bool sleep_until(_Atomic unsigned int *word, unsigned int expected, uint6
     }
     if (syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout, NULL, 0) == -1 &&
         errno == ETIMEDOUT)
-        return false;
+        return zc__clock_ns() < deadline_ns; /* a timeout cut by timespec_of: again */
     return true;
 }
 
@@ -218,7 +232,8 @@ static bool sleep_until(zc_parker *p, uint64_t deadline_ns) {
     }
 #if COND_CLOCK_MONOTONIC
     struct timespec abs = timespec_of(deadline_ns);
-    return pthread_cond_timedwait(&p->zc__cv, &p->zc__mu, &abs) != ETIMEDOUT;
+    return pthread_cond_timedwait(&p->zc__cv, &p->zc__mu, &abs) != ETIMEDOUT ||
+           zc__clock_ns() < deadline_ns; /* a deadline cut by timespec_of: again */
 #else
     uint64_t now = zc__clock_ns();
     if (now >= deadline_ns) return false;

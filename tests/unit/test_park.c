@@ -162,6 +162,49 @@ static void test_park_timeout_of_uint64_max_waits_for_a_wake(void **unused) {
     zc_parker_destroy(&p);
 }
 
+/* A waker that lets the parker sleep for a while first. */
+static void *late_waker_main(void *arg) {
+    waker_thread *t = arg;
+    while (state(t->parker) != ZC__PARKER_PARKED) sched_yield();
+    struct timespec pause = {0, 300 * (long)MS};
+    nanosleep(&pause, NULL);
+    t->payload = 42;
+    wake(t->parker);
+    return NULL;
+}
+
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Timeouts of more than 2^31 - 1 seconds (68 years), which a 32-bit time_t cannot hold: each
+ * must be waited out like any other, asleep. On i686 the first came back ZC_TIMEDOUT
+ * after 0.1 s (its seconds cut to 0), and the second spun at full CPU (negative seconds:
+ * FUTEX_WAIT failed with EINVAL at once, over and over). Found by a break test. */
+static void test_park_timeouts_too_long_for_a_32_bit_time_t_are_waited_out_asleep(
+    void **unused) {
+    (void)unused;
+    const uint64_t timeouts[] = {
+        ((uint64_t)1 << 32) * 1000000000u + 100 * MS, /* 2^32 s + 0.1 s */
+        (((uint64_t)1 << 31) + 1) * 1000000000u,      /* 2^31 s + 1 s */
+    };
+    for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
+        zc_parker p;
+        zc_parker_init(&p);
+        waker_thread t = {.parker = &p};
+        assert_int_equal(pthread_create(&t.thread, NULL, late_waker_main, &t), 0);
+        uint64_t start = now_ns(), cpu = thread_cpu_ns();
+        assert_int_equal(zc_parker_park_timeout(&p, timeouts[i]), ZC_OK);
+        assert_true(now_ns() - start >= 300 * MS);
+        assert_true(thread_cpu_ns() - cpu < 100 * MS); /* asleep, not spinning */
+        assert_int_equal(t.payload, 42);
+        pthread_join(t.thread, NULL);
+        zc_parker_destroy(&p);
+    }
+}
+
 /* Two threads hand a turn back and forth, each waking the other and parking: a lost
  * wake-up hangs the test (ctest TIMEOUT), a missing happens-before shows in `turns`
  * (and under ThreadSanitizer as a race on it). */
@@ -226,6 +269,7 @@ int main(void) {
         cmocka_unit_test(test_wake_from_another_thread_releases_a_parked_thread),
         cmocka_unit_test(test_wake_from_another_thread_ends_a_timed_park_before_its_timeout),
         cmocka_unit_test(test_park_timeout_of_uint64_max_waits_for_a_wake),
+        cmocka_unit_test(test_park_timeouts_too_long_for_a_32_bit_time_t_are_waited_out_asleep),
         cmocka_unit_test(test_ping_pong_between_two_threads_loses_no_wake),
         cmocka_unit_test(test_null_parker_is_rejected_or_ignored),
     };
