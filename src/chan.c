@@ -164,6 +164,9 @@ bool zc__chan_send_room(zc__chan *ch) {
     return ch->bounded && chan_len(ch) < ch->q.ring.cap && !zc__chan_is_closed(ch);
 }
 
+static void pass_on_recv(void *ch) { zc__chan_pass_on_recv(ch); }
+static void pass_on_send(void *ch) { zc__chan_pass_on_send(ch); }
+
 /* The waiter count is looked at before the queue: with no waiter linked there is no one
  * to pass a wake-up to, and one that links after that load re-checks the queue itself
  * ([F2]). Nothing is passed on once the channel is closed: the close wakes every waiter
@@ -172,12 +175,13 @@ bool zc__chan_send_room(zc__chan *ch) {
  * break test: a stack overflow at 30,000 waiters). tests/model checks both. */
 void zc__chan_pass_on_recv(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters) && chan_len(ch) > 0 &&
-        !zc__chan_is_closed(ch))
+        !zc__chan_is_closed(ch) && !zc__waitlist_defer_pass_on(&ch->recv_waiters, pass_on_recv, ch))
         zc__waitlist_notify_one(&ch->recv_waiters);
 }
 
 void zc__chan_pass_on_send(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_room(ch))
+    if (zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_room(ch) &&
+        !zc__waitlist_defer_pass_on(&ch->send_waiters, pass_on_send, ch))
         zc__waitlist_notify_one(&ch->send_waiters);
 }
 

@@ -40,11 +40,19 @@
 
 #include "hooks.h"
 
-/* A wake this thread is inside: the node (NULL once taken over), the wake's context, and
- * the frame of the wake it was made from (NULL: none). On the notifier's stack. */
+/* A wake this thread is inside: the node (NULL once taken over or once the wake has
+ * returned), the wake's context, the list the node was on, whether the wake call is
+ * still running (false while the deferred pass-ons run), the pass-ons deferred to this
+ * notify (zc__waitlist_defer_pass_on) and the frame of the wake it was made from (NULL:
+ * none). On the notifier's stack. */
 struct waking {
     zc__waiter *node;
     void *ctx;
+    zc__waitlist *wl;
+    bool in_wake;
+    unsigned passes;
+    zc__pass_on_fn *pass_on;
+    void *pass_on_arg;
     struct waking *outer;
 };
 /* The innermost wake this thread is inside; NULL outside every wake. */
@@ -142,14 +150,35 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     unlock(wl);
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
-    struct waking frame = {n, w.ctx, tl_waking};
+    struct waking frame = {n, w.ctx, wl, true, 0, NULL, NULL, tl_waking};
     tl_waking = &frame;
     w.wake(w.ctx);
-    tl_waking = frame.outer;
+    frame.in_wake = false;
     if (frame.node == n) {
         /* [W1] release: our wake call is over; the owner may free the node now. */
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
     }
+    /* The pass-ons deferred to this notify, one after the other. The frame stays on the
+     * chain (with no node) while they run, so that those their wakes defer come here
+     * too: the loop goes on at this depth instead of nesting. */
+    frame.node = NULL;
+    while (frame.passes > 0) {
+        frame.passes--;
+        frame.pass_on(frame.pass_on_arg);
+    }
+    tl_waking = frame.outer;
+    return true;
+}
+
+bool zc__waitlist_defer_pass_on(zc__waitlist *wl, zc__pass_on_fn *pass_on, void *arg) {
+    struct waking *outermost = NULL;
+    for (struct waking *f = tl_waking; f; f = f->outer)
+        if (f->wl == wl) outermost = f;
+    /* Not to a notify whose own deferred pass-on this is: that one notifies now. */
+    if (!outermost || (outermost == tl_waking && !outermost->in_wake)) return false;
+    outermost->passes++;
+    outermost->pass_on = pass_on;
+    outermost->pass_on_arg = arg;
     return true;
 }
 

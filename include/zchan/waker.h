@@ -32,10 +32,12 @@
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn.
  * A future that held a wake-up when it completes or is cancelled passes it on to the
- * next waiter while there is more to take (rule 4), from inside that wake under such an
- * executor, so a batch that wakes k waiters, or a commit that lets k messages through,
- * can nest k wakes deep on one thread. Nothing is passed on once a channel is closed, so
- * the wakes of a close do not nest.
+ * next waiter while there is more to take (rule 4). Under such an executor that pass-on
+ * is made by the notify whose wake the future is inside, once that wake has returned
+ * (still within the call that made the wake-up), so a batch that wakes k waiters, or a
+ * commit that lets k messages through, wakes them one after another, not k deep.
+ * Nothing is passed on once a channel is closed, so the wakes of a close do not nest
+ * either.
  */
 #ifndef ZCHAN_WAKER_H
 #define ZCHAN_WAKER_H

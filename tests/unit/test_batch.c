@@ -713,6 +713,50 @@ static void test_batch_receive_polled_again_while_registered_is_not_woken_inside
     zc_receiver_drop(rx);
 }
 
+/* k sender tasks whose executor polls inside the wake, waiting on a full channel; one
+ * receive of k messages frees k slots. Each woken sender completes and passes its
+ * wake-up on while there is room (rule 4); those pass-ons are made by the notify that
+ * woke it, after its wake returns, so the wakes do not nest one level per sender (they
+ * did: k deep, a stack overflow at 30,000 senders, found by a break test). */
+enum { NEST = 200 };
+typedef struct nest_sender {
+    zc_send f;
+    zc_waker w;
+    uint64_t msg;
+    bool done;
+} nest_sender;
+static int sender_depth, sender_max;
+
+static void nest_sender_wake(void *ctx) {
+    nest_sender *t = ctx;
+    if (++sender_depth > sender_max) sender_max = sender_depth;
+    if (!t->done && zc_send_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
+    sender_depth--;
+}
+
+static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(NEST, &cfg, &tx, &rx), ZC_OK);
+    send_many(tx, NEST, 0, 0, ZC_OK, NEST);
+    static nest_sender ts[NEST];
+    for (int i = 0; i < NEST; i++) {
+        ts[i] = (nest_sender){.msg = NEST + (uint64_t)i};
+        ts[i].w = (zc_waker){nest_sender_wake, &ts[i]};
+        zc_send_init(&ts[i].f, tx, &ts[i].msg);
+        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    sender_depth = sender_max = 0;
+    expect_many(rx, NEST, NEST, 0); /* frees every slot: every sender goes in */
+    for (int i = 0; i < NEST; i++) assert_true(ts[i].done);
+    assert_int_equal(sender_max, 1);
+    expect_many(rx, NEST, NEST, NEST); /* in the order they registered */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_many_that_fits_sends_all_and_recv_many_takes_them_in_order),
@@ -744,6 +788,7 @@ int main(void) {
             test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_slot),
         cmocka_unit_test(
             test_batch_receive_polled_again_while_registered_is_not_woken_inside_its_poll),
+        cmocka_unit_test(test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

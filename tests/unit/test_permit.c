@@ -489,6 +489,52 @@ static void test_bad_arguments_are_einval(void **state) {
     close_chan(&fx);
 }
 
+/* k receiver tasks whose executor polls inside the wake wait behind a reservation with
+ * k - 1 messages queued after it; the commit lets all k through and wakes one receiver,
+ * which passes its wake-up on to the next while messages remain (rule 4). Those
+ * pass-ons are made by the notify that woke each receiver, after its wake returns, so
+ * the wakes do not nest one level per receiver (they did: k deep). */
+enum { NEST = 200 };
+typedef struct nest_receiver {
+    zc_recv f;
+    zc_waker w;
+    uint64_t got;
+    bool done;
+} nest_receiver;
+static int receiver_depth, receiver_max;
+
+static void nest_receiver_wake(void *ctx) {
+    nest_receiver *t = ctx;
+    if (++receiver_depth > receiver_max) receiver_max = receiver_depth;
+    if (!t->done && zc_recv_poll(&t->f, &t->w, &t->got) != ZC_PENDING) t->done = true;
+    receiver_depth--;
+}
+
+static void test_commit_letting_many_through_to_inline_receivers_does_not_nest_their_wakes(
+    void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, NEST);
+    static nest_receiver ts[NEST];
+    for (int i = 0; i < NEST; i++) {
+        ts[i] = (nest_receiver){.done = false};
+        ts[i].w = (zc_waker){nest_receiver_wake, &ts[i]};
+        zc_recv_init(&ts[i].f, fx.rx);
+        expect_poll_pending(&ts[i].f, &ts[i].w);
+    }
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    for (uint64_t v = 1; v < NEST; v++) send_u64(fx.tx, v); /* all behind the permit */
+    receiver_depth = receiver_max = 0;
+    commit_u64(&p, 0);
+    for (int i = 0; i < NEST; i++) {
+        assert_true(ts[i].done);
+        assert_int_equal(ts[i].got, (uint64_t)i); /* woken in the order they registered */
+    }
+    assert_int_equal(receiver_max, 1);
+    close_chan(&fx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_committed_message_takes_its_place_at_reserve_time),
@@ -512,6 +558,8 @@ int main(void) {
         cmocka_unit_test(test_unbounded_places_are_taken_at_commit),
         cmocka_unit_test(test_blocking_reserve_and_timeout),
         cmocka_unit_test(test_bad_arguments_are_einval),
+        cmocka_unit_test(
+            test_commit_letting_many_through_to_inline_receivers_does_not_nest_their_wakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
