@@ -172,10 +172,13 @@ static void pass_on_send(void *ch) { zc__chan_pass_on_send(ch); }
  * ([F2]). Nothing is passed on once the channel is closed: the close wakes every waiter
  * (chan_close), and one that links after its mark re-checks and sees it. Passing on
  * there only nested the wakes of an inline executor one level per waiter (found by a
- * break test: a stack overflow at 30,000 waiters). tests/model checks both. */
+ * break test: a stack overflow at 30,000 waiters). tests/model checks both. A pass-on
+ * from inside the wake of a notify of the same list is left to that notify
+ * (zc__waitlist_defer_pass_on), which makes it once the wake has returned. */
 void zc__chan_pass_on_recv(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters) && chan_len(ch) > 0 &&
-        !zc__chan_is_closed(ch) && !zc__waitlist_defer_pass_on(&ch->recv_waiters, pass_on_recv, ch))
+        !zc__chan_is_closed(ch) &&
+        !zc__waitlist_defer_pass_on(&ch->recv_waiters, pass_on_recv, ch))
         zc__waitlist_notify_one(&ch->recv_waiters);
 }
 
