@@ -215,7 +215,7 @@ static void pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     f->zc__passed = true;
     f->zc__passed_head = head;
     send_many_unregister(f, ch); /* now IDLE: it registers at the back */
-    zc__waitlist_notify_one(&ch->send_waiters);
+    zc__chan_pass_on_send(ch);
 }
 
 /* Take f off the list; if it held a wake-up and a sender could use one now, pass it on

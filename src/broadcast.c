@@ -429,11 +429,17 @@ void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) 
     f->zc__done = 0;
 }
 
-/* Take a send node off its list; pass on a wake-up it absorbed and did not use (not
- * once closed: the close wakes every waiter, as chan.c's pass-on). */
+/* Pass a wake-up on to the next waiting sender if it could use one (not once closed:
+ * the close wakes every waiter, as chan.c's pass-on). */
+static void pass_on_send(void *arg) {
+    zc__bcast *ch = arg;
+    if (zc__waitlist_has_waiters(&ch->send_waiters) && send_room(ch))
+        zc__waitlist_pass_on(&ch->send_waiters, pass_on_send, ch);
+}
+
+/* Take a send node off its list; pass on a wake-up it absorbed and did not use. */
 static void send_finish(zc__bcast *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node) && send_room(ch))
-        zc__waitlist_notify_one(&ch->send_waiters);
+    if (zc__waitlist_unregister(&ch->send_waiters, node)) pass_on_send(ch);
 }
 
 void zc_bcast_send_cancel(zc_bcast_send *f) {

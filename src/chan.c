@@ -164,8 +164,8 @@ bool zc__chan_send_room(zc__chan *ch) {
     return ch->bounded && chan_len(ch) < ch->q.ring.cap && !zc__chan_is_closed(ch);
 }
 
-static void pass_on_recv(void *ch) { zc__chan_pass_on_recv(ch); }
-static void pass_on_send(void *ch) { zc__chan_pass_on_send(ch); }
+static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
+static void pass_on_send_again(void *ch) { zc__chan_pass_on_send(ch); }
 
 /* The waiter count is looked at before the queue: with no waiter linked there is no one
  * to pass a wake-up to, and one that links after that load re-checks the queue itself
@@ -173,19 +173,17 @@ static void pass_on_send(void *ch) { zc__chan_pass_on_send(ch); }
  * (chan_close), and one that links after its mark re-checks and sees it. Passing on
  * there only nested the wakes of an inline executor one level per waiter (found by a
  * break test: a stack overflow at 30,000 waiters). tests/model checks both. A pass-on
- * from inside the wake of a notify of the same list is left to that notify
- * (zc__waitlist_defer_pass_on), which makes it once the wake has returned. */
+ * from inside the wake of another pass-on of the same list is left to that one
+ * (zc__waitlist_pass_on), so that a chain of them does not nest either. */
 void zc__chan_pass_on_recv(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters) && chan_len(ch) > 0 &&
-        !zc__chan_is_closed(ch) &&
-        !zc__waitlist_defer_pass_on(&ch->recv_waiters, pass_on_recv, ch))
-        zc__waitlist_notify_one(&ch->recv_waiters);
+        !zc__chan_is_closed(ch))
+        zc__waitlist_pass_on(&ch->recv_waiters, pass_on_recv_again, ch);
 }
 
 void zc__chan_pass_on_send(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_room(ch) &&
-        !zc__waitlist_defer_pass_on(&ch->send_waiters, pass_on_send, ch))
-        zc__waitlist_notify_one(&ch->send_waiters);
+    if (zc__waitlist_has_waiters(&ch->send_waiters) && zc__chan_send_room(ch))
+        zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }
 
 void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {

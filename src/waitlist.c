@@ -41,18 +41,19 @@
 #include "hooks.h"
 
 /* A wake this thread is inside: the node (NULL once taken over or once the wake has
- * returned), the wake's context, the list the node was on, whether the wake call is
- * still running (false while the deferred pass-ons run), the pass-ons deferred to this
- * notify (zc__waitlist_defer_pass_on) and the frame of the wake it was made from (NULL:
- * none). On the notifier's stack. */
+ * returned), the wake's context, the list the node was on, whether the notify is a
+ * pass-on (zc__waitlist_pass_on), whether the wake call is still running (false while
+ * the deferred pass-ons run), the pass-ons deferred to it with their re-check, and the
+ * frame of the wake it was made from (NULL: none). On the notifier's stack. */
 struct waking {
     zc__waiter *node;
     void *ctx;
     zc__waitlist *wl;
+    bool passing;
     bool in_wake;
     unsigned passes;
-    zc__pass_on_fn *pass_on;
-    void *pass_on_arg;
+    zc__pass_on_fn *again;
+    void *again_arg;
     struct waking *outer;
 };
 /* The innermost wake this thread is inside; NULL outside every wake. */
@@ -130,7 +131,8 @@ static void wait_not_waking(zc__waiter *n) {
         zc__backoff_snooze(&b);
 }
 
-bool zc__waitlist_notify_one(zc__waitlist *wl) {
+/* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
+static bool notify(zc__waitlist *wl, bool passing) {
     /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
      * the seq_cst operation that made the resource available or found it there (a claim,
      * a close mark, the seq_cst look at the queue before a wake-up is passed on), so a
@@ -150,7 +152,7 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     unlock(wl);
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
-    struct waking frame = {n, w.ctx, wl, true, 0, NULL, NULL, tl_waking};
+    struct waking frame = {n, w.ctx, wl, passing, true, 0, NULL, NULL, tl_waking};
     tl_waking = &frame;
     w.wake(w.ctx);
     frame.in_wake = false;
@@ -164,22 +166,26 @@ bool zc__waitlist_notify_one(zc__waitlist *wl) {
     frame.node = NULL;
     while (frame.passes > 0) {
         frame.passes--;
-        frame.pass_on(frame.pass_on_arg);
+        frame.again(frame.again_arg);
     }
     tl_waking = frame.outer;
     return true;
 }
 
-bool zc__waitlist_defer_pass_on(zc__waitlist *wl, zc__pass_on_fn *pass_on, void *arg) {
+bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
+
+void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg) {
     struct waking *outermost = NULL;
     for (struct waking *f = tl_waking; f; f = f->outer)
-        if (f->wl == wl) outermost = f;
-    /* Not to a notify whose own deferred pass-on this is: that one notifies now. */
-    if (!outermost || (outermost == tl_waking && !outermost->in_wake)) return false;
+        if (f->wl == wl && f->passing) outermost = f;
+    /* None, or the one whose deferred pass-on this is (its wake is over): notify now. */
+    if (!outermost || (outermost == tl_waking && !outermost->in_wake)) {
+        notify(wl, true);
+        return;
+    }
     outermost->passes++;
-    outermost->pass_on = pass_on;
-    outermost->pass_on_arg = arg;
-    return true;
+    outermost->again = again; /* the same for every pass-on of one list */
+    outermost->again_arg = arg;
 }
 
 void zc__waitlist_wake_done(const void *ctx) {

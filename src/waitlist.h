@@ -56,18 +56,20 @@ static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
  * and no lock. Returns true if one was woken. */
 bool zc__waitlist_notify_one(zc__waitlist *wl);
 
-/* A pass-on: wakes the next waiter of a list if there is still something for it. */
+/* A pass-on: wakes the next waiter of a list if there is still something for it (its
+ * caller's predicate, checked again), through zc__waitlist_pass_on. */
 typedef void zc__pass_on_fn(void *arg);
 
-/* Called by a pass-on (a woken waiter that completed or was cancelled handing its
- * wake-up on) before it notifies wl. If this thread is inside the wake of a notify of
- * wl, the pass-on is left to the outermost such notify, which makes pass_on(arg) once
- * its wake has returned, and this returns true: the caller does nothing more. Otherwise
- * it returns false and the caller passes on now. The notify that made the wake-up is
- * still in progress, so the pass-on is made within the call that owes it (rule 4), and
- * waiters woken one by one under an executor that polls inside the wake stay one wake
- * deep instead of nesting one level per waiter. */
-bool zc__waitlist_defer_pass_on(zc__waitlist *wl, zc__pass_on_fn *pass_on, void *arg);
+/* Pass a wake-up on to the oldest waiter of wl: what a woken waiter that completed, or
+ * was cancelled, does with a wake-up it did not use, once the caller's predicate says
+ * that another waiter could use it (rule 4). Made at once, as a notify_one, unless this
+ * thread is inside the wake of such a pass-on of wl: then it is left to the outermost
+ * one, which calls again(arg) once its wake has returned. So under an executor that
+ * polls inside the wake, a chain of pass-ons (a batch or a commit that lets k waiters
+ * through, k waiters cancelled in their wakes) runs one after another, two wakes deep,
+ * instead of one level deeper per waiter. The deferred pass-on is still made within the
+ * call that made the wake-up, as that pass-on's notify is part of it. */
+void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg);
 
 /* Wake every waiter, one at a time (close). */
 void zc__waitlist_notify_all(zc__waitlist *wl);

@@ -715,9 +715,10 @@ static void test_batch_receive_polled_again_while_registered_is_not_woken_inside
 
 /* k sender tasks whose executor polls inside the wake, waiting on a full channel; one
  * receive of k messages frees k slots. Each woken sender completes and passes its
- * wake-up on while there is room (rule 4); those pass-ons are made by the notify that
- * woke it, after its wake returns, so the wakes do not nest one level per sender (they
- * did: k deep, a stack overflow at 30,000 senders, found by a break test). */
+ * wake-up on while there is room (rule 4): the first pass-on at once, from inside the
+ * first wake, and those made inside its wake one after another by that pass-on, once
+ * the wake has returned. So two wakes deep, not one level per sender (it was k deep, a
+ * stack overflow at 30,000 senders; found by a break test). */
 enum { NEST = 200 };
 typedef struct nest_sender {
     zc_send f;
@@ -751,8 +752,54 @@ static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(
     sender_depth = sender_max = 0;
     expect_many(rx, NEST, NEST, 0); /* frees every slot: every sender goes in */
     for (int i = 0; i < NEST; i++) assert_true(ts[i].done);
-    assert_int_equal(sender_max, 1);
+    assert_int_equal(sender_max, 2);
     expect_many(rx, NEST, NEST, NEST); /* in the order they registered */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* k all-or-nothing futures of 2 wait on a full channel under an executor that polls
+ * inside the wake; a receive frees one slot, too little for any: each woken future
+ * passes the wake-up on and registers at the back, until it comes round to one that has
+ * passed at this head already. Those pass-ons go one after another, not one wake deeper
+ * per future (they were: k deep; found by a break test). */
+typedef struct nest_aon {
+    zc_send_many f;
+    zc_waker w;
+    uint64_t msgs[2];
+    bool done;
+} nest_aon;
+
+static void nest_aon_wake(void *ctx) {
+    nest_aon *t = ctx;
+    if (++sender_depth > sender_max) sender_max = sender_depth;
+    if (!t->done && zc_send_many_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
+    sender_depth--;
+}
+
+static void test_all_or_nothing_futures_passing_on_inside_their_wakes_do_not_nest(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(4, &cfg, &tx, &rx), ZC_OK);
+    send_many(tx, 4, 0, 0, ZC_OK, 4);
+    static nest_aon ts[NEST];
+    for (int i = 0; i < NEST; i++) {
+        ts[i] = (nest_aon){.msgs = {100, 101}};
+        ts[i].w = (zc_waker){nest_aon_wake, &ts[i]};
+        zc_send_many_init(&ts[i].f, tx, ts[i].msgs, 2, ZC_ALL_OR_NOTHING);
+        assert_int_equal(zc_send_many_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    sender_depth = sender_max = 0;
+    expect_many(rx, 1, 1, 0); /* one slot: too little for every future */
+    for (int i = 0; i < NEST; i++) assert_false(ts[i].done);
+    assert_true(sender_max <= 2);
+    expect_many(rx, 1, 1, 1); /* two free now: the oldest still waiting goes in */
+    int done = 0;
+    for (int i = 0; i < NEST; i++) done += ts[i].done;
+    assert_int_equal(done, 1);
+    for (int i = 0; i < NEST; i++) zc_send_many_cancel(&ts[i].f);
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
 }
@@ -789,6 +836,7 @@ int main(void) {
         cmocka_unit_test(
             test_batch_receive_polled_again_while_registered_is_not_woken_inside_its_poll),
         cmocka_unit_test(test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes),
+        cmocka_unit_test(test_all_or_nothing_futures_passing_on_inside_their_wakes_do_not_nest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -797,6 +797,50 @@ static void test_send_polled_again_while_registered_is_not_woken_inside_its_poll
     zc_bcast_receiver_drop(rx);
 }
 
+/* k sender tasks wait on a full back-pressure broadcast; their executor cancels each one
+ * inside its wake. One receive frees the slot: each cancelled sender passes the wake-up
+ * on, and those pass-ons are made one after another by the first pass-on's notify, not
+ * one wake deeper per sender (they were: k deep, a stack overflow at 50,000 senders;
+ * found by a break test). */
+enum { NEST = 200 };
+typedef struct cancelling_sender {
+    zc_bcast_send f;
+    zc_waker w;
+    bool cancelled;
+} cancelling_sender;
+static int cancel_depth, cancel_max;
+
+static void cancelling_sender_wake(void *ctx) {
+    cancelling_sender *t = ctx;
+    if (++cancel_depth > cancel_max) cancel_max = cancel_depth;
+    zc_bcast_send_cancel(&t->f);
+    t->cancelled = true;
+    cancel_depth--;
+}
+
+static void test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons(void **state) {
+    (void)state;
+    zc_bcast_config cfg = {.elem_size = sizeof(uint64_t), .mode = ZC_BCAST_BACKPRESSURE};
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    assert_int_equal(zc_bcast_new(1, &cfg, &tx, &rx), ZC_OK);
+    uint64_t v = 1, missed;
+    assert_int_equal(zc_bcast_try_send(tx, &v), ZC_OK);
+    static cancelling_sender ts[NEST];
+    for (int i = 0; i < NEST; i++) {
+        ts[i] = (cancelling_sender){.cancelled = false};
+        ts[i].w = (zc_waker){cancelling_sender_wake, &ts[i]};
+        zc_bcast_send_init(&ts[i].f, tx, &v);
+        assert_int_equal(zc_bcast_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    cancel_depth = cancel_max = 0;
+    assert_int_equal(zc_bcast_try_recv(rx, &v, &missed), ZC_OK);
+    for (int i = 0; i < NEST; i++) assert_true(ts[i].cancelled); /* each passed it on */
+    assert_true(cancel_max <= 2);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_receiver_gets_every_message_in_order),
@@ -822,6 +866,7 @@ int main(void) {
         cmocka_unit_test(test_timeouts_give_up_with_nothing_sent_or_taken),
         cmocka_unit_test(test_blocking_backpressure_delivers_everything_to_every_thread),
         cmocka_unit_test(test_send_polled_again_while_registered_is_not_woken_inside_its_poll),
+        cmocka_unit_test(test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
