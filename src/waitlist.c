@@ -83,6 +83,7 @@ void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->waiters, 0);
     atomic_init(&wl->locked, false);
     wl->head = wl->tail = NULL;
+    wl->waking_all = 0;
 }
 
 static void link_node(zc__waitlist *wl, zc__waiter *n, bool front) {
@@ -200,8 +201,21 @@ void zc__waitlist_wake_done(const void *ctx) {
 }
 
 void zc__waitlist_notify_all(zc__waitlist *wl) {
-    while (zc__waitlist_notify_one(wl)) {
+    lock(wl);
+    /* Relaxed: written only under the lock we hold. */
+    size_t n = atomic_load_explicit(&wl->waiters, memory_order_relaxed);
+    wl->waking_all++; /* those that register again meanwhile go to the back */
+    unlock(wl);
+    /* The n linked now are in front of every node linked from here on, so n pops reach
+     * each of them (one cancelled meanwhile lets a later node get an extra wake). Popping
+     * until the list is empty went on for ever when a woken waiter registered again
+     * from inside its wake: a receive behind a held permit on a closed channel (found by
+     * a break test). */
+    while (n-- > 0 && zc__waitlist_notify_one(wl)) {
     }
+    lock(wl);
+    wl->waking_all--;
+    unlock(wl);
 }
 
 void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w) {
@@ -220,7 +234,9 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->zc__waker = *w;
-            link_node(wl, node, st == ZC__WOKEN); /* [F2] */
+            /* A woken node keeps its turn at the front, but not during a notify_all,
+             * which would pop it again. [F2] */
+            link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
         } else if (node->zc__waker.wake != w->wake || node->zc__waker.ctx != w->ctx) {
             node->zc__waker = *w; /* a later poll replaces the waker */
         }

@@ -33,6 +33,7 @@ typedef struct zc__waitlist {
     ZC_CACHE_ALIGNED atomic_bool locked;
     zc__waiter *head; /* oldest waiter; guarded by locked */
     zc__waiter *tail;
+    unsigned waking_all; /* notify_all calls in progress; guarded by locked */
 } zc__waitlist;
 
 void zc__waitlist_init(zc__waitlist *wl);
@@ -71,7 +72,10 @@ typedef void zc__pass_on_fn(void *arg);
  * call that made the wake-up, as that pass-on's notify is part of it. */
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg);
 
-/* Wake every waiter, one at a time (close). */
+/* Wake every waiter linked now, one at a time (close). A woken waiter that registers
+ * again meanwhile (from inside its wake, under an executor that polls there) goes to the
+ * back and is not woken again by this call: it registered after the change it was
+ * woken for, and its re-check saw that. */
 void zc__waitlist_notify_all(zc__waitlist *wl);
 
 /* Make node wait with waker w: link it (at the front if it had been notified and is

@@ -26,7 +26,9 @@
  *    time); EMPTY/FULL -> register, attempt again (the re-check); still
  *    EMPTY/FULL -> PENDING. PENDING from the ring -> unregister, wake itself, PENDING.
  *    OK/CLOSED -> finish.
- *  - close: set the mark, then notify_all on both lists (one notify_one at a time).
+ *  - close: set the mark, then notify_all on both lists (one notify_one at a time, as
+ *    many as were linked when it started; a node registering again meanwhile goes to
+ *    the back).
  * Every lock-protected section is one atomic step (the lock serialises them; the only
  * lock-free reads of what they write are the waiter count and the owner's reads of its
  * own node state, which see the value before or after the section, as in the C code).
@@ -132,6 +134,7 @@ bool closed;
 byte list[2 * NT];
 byte nlinked[2];
 byte waiters[2];   /* the count the [F1] check reads */
+byte waking_all[2]; /* notify_all calls in progress (under the lock in the C code) */
 byte state[NT];    /* each task's node */
 
 /* ---- the executor: one wake permit per task ---- */
@@ -226,14 +229,21 @@ inline notify_one(L, res) {
     fi
 }
 
+/* zc__waitlist_notify_all: as many notify_ones as nodes were linked at the start; a node
+ * that registers again meanwhile goes to the back (register, waking_all). */
 inline notify_all(L) {
+    atomic { budget = nlinked[L]; waking_all[L]++ }
     do
-    :: notify_one(L, res2);
+    :: budget > 0 ->
+       budget--;
+       notify_one(L, res2);
        if
        :: !res2 -> break
        :: else -> skip
        fi
-    od
+    :: else -> break
+    od;
+    waking_all[L]--
 }
 
 /* zc__waitlist_register */
@@ -247,7 +257,7 @@ inline register(L, t) {
             :: st == WAITING -> break /* still linked: keep the registration */
             :: else ->
                 state[t] = WAITING;
-                link(L, t, st == WOKEN);
+                link(L, t, st == WOKEN && waking_all[L] == 0);
                 live[t] = true;
                 wakes_reg[t] = 0;
                 break
@@ -479,7 +489,7 @@ end_wait:
 }
 
 proctype Receiver(byte t) {
-    byte s, n, k;
+    byte s, n, k, budget;
     bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do
@@ -499,7 +509,7 @@ proctype Receiver(byte t) {
 }
 
 proctype Sender(byte t) {
-    byte s, n, k, m;
+    byte s, n, k, m, budget;
     bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do

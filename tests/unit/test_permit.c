@@ -535,6 +535,42 @@ static void test_commit_letting_many_through_to_inline_receivers_does_not_nest_t
     close_chan(&fx);
 }
 
+/* A receive future waits behind a held permit under an executor that polls inside the
+ * wake, and the channel is closed. Behind the permit the receive is still ZC_PENDING
+ * (the commit is to come), so the woken future registers again from inside its wake;
+ * the close must not pop it again and again (it did, for ever: found by a break test).
+ * The commit then wakes it with the message. */
+static zc_recv behind_permit;
+static uint64_t behind_permit_got;
+static unsigned behind_permit_wakes;
+static zc_status behind_permit_status;
+
+static void behind_permit_wake(void *ctx) {
+    (void)ctx;
+    behind_permit_wakes++;
+    zc_waker w = {behind_permit_wake, NULL};
+    behind_permit_status = zc_recv_poll(&behind_permit, &w, &behind_permit_got);
+}
+
+static void test_close_wakes_an_inline_receiver_behind_a_permit_once(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, 2);
+    zc_permit p;
+    reserve_ok(fx.tx, &p);
+    zc_recv_init(&behind_permit, fx.rx);
+    behind_permit_wakes = 0;
+    zc_waker w = {behind_permit_wake, NULL};
+    expect_poll_pending(&behind_permit, &w);
+    assert_true(zc_sender_close(fx.tx));
+    assert_int_equal(behind_permit_wakes, 1);
+    assert_int_equal(behind_permit_status, ZC_PENDING);
+    commit_u64(&p, 77);
+    assert_int_equal(behind_permit_status, ZC_OK);
+    assert_int_equal(behind_permit_got, 77);
+    close_chan(&fx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_committed_message_takes_its_place_at_reserve_time),
@@ -560,6 +596,7 @@ int main(void) {
         cmocka_unit_test(test_bad_arguments_are_einval),
         cmocka_unit_test(
             test_commit_letting_many_through_to_inline_receivers_does_not_nest_their_wakes),
+        cmocka_unit_test(test_close_wakes_an_inline_receiver_behind_a_permit_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
