@@ -23,8 +23,14 @@
  *   parker, whose futex_wake system call needs only an address) calls
  *   zc__waitlist_wake_done, which marks the node WOKEN at once; a woken thread then does
  *   not spin while its notifier is still inside the system call.
+ * - Pass-ons in a row: a pass-on (zc__waitlist_pass_on) made inside the wake of another
+ *   pass-on of the same list, on this thread, is counted on the outermost such frame,
+ *   whose notify makes it once its wake has returned; a chain of pass-ons under an
+ *   inline executor so runs at one depth instead of one level deeper per waiter.
  * - One at a time: notify_all pops and wakes nodes one by one, so a wake that polls
- *   some other future of the same list finds that node still WAITING.
+ *   some other future of the same list finds that node still WAITING; it pops as many
+ *   as were linked when it started, and a node registering again meanwhile goes to the
+ *   back, so a waiter that registers again from inside its wake is not popped for ever.
  *
  * Ordering map:
  *   [F2] register: seq_cst increment of `waiters` (under the lock), before the caller's
