@@ -371,10 +371,11 @@ static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *mi
     return ZC_OK;
 }
 
-/* Whether a waiting sender could send now: open, with a free slot. */
-static bool send_room(zc__bcast *ch) {
+/* Slots a waiting sender could take now: none once closed. */
+static size_t send_room(zc__bcast *ch) {
     lock(ch);
-    bool room = !ch->closed && ch->tail - ch->head < ch->cap;
+    uint64_t used = ch->tail - ch->head;
+    size_t room = !ch->closed && used < ch->cap ? (size_t)(ch->cap - used) : 0;
     unlock(ch);
     return room;
 }
@@ -429,11 +430,13 @@ void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) 
     f->zc__done = 0;
 }
 
-/* Pass a wake-up on to the next waiting sender if it could use one (not once closed:
- * the close wakes every waiter, as chan.c's pass-on). */
+/* Pass a wake-up on to the next waiting sender if it could use one beyond what the
+ * senders woken and not yet polled will take (not once closed: the close wakes every
+ * waiter), as chan.c's pass-on. */
 static void pass_on_send(void *arg) {
     zc__bcast *ch = arg;
-    if (zc__waitlist_has_waiters(&ch->send_waiters) && send_room(ch))
+    if (zc__waitlist_has_waiters(&ch->send_waiters) &&
+        send_room(ch) > zc__waitlist_notified(&ch->send_waiters))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send, ch);
 }
 

@@ -90,6 +90,7 @@ void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->locked, false);
     wl->head = wl->tail = NULL;
     wl->waking_all = 0;
+    atomic_init(&wl->notified, 0);
 }
 
 static void link_node(zc__waitlist *wl, zc__waiter *n, bool front) {
@@ -153,6 +154,8 @@ static bool notify(zc__waitlist *wl, bool passing) {
         return false;
     }
     unlink_node(wl, n);
+    /* seq_cst: read by pass-ons (zc__waitlist_notified); the owner takes it off. */
+    atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
     zc_waker w = n->zc__waker;
     /* Relaxed: under the lock; the owner reads it under the lock or through [W2]. */
     atomic_store_explicit(node_state(n), ZC__WAKING, memory_order_relaxed);
@@ -237,6 +240,9 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
             continue;
         }
         if (st != ZC__WAITING) {
+            /* A woken node acts on its wake-up by registering again. seq_cst: see
+             * zc__waitlist_notified. */
+            if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->zc__waker = *w;
@@ -268,5 +274,8 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
     }
     wait_not_waking(node); /* now WOKEN */
     atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed); /* owner only */
+    /* Its wake-up is acted on: used, or passed on by the caller. seq_cst: before the
+     * caller's look at the queue and at the count (zc__waitlist_notified). */
+    atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
     return true;
 }

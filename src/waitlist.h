@@ -34,6 +34,9 @@ typedef struct zc__waitlist {
     zc__waiter *head; /* oldest waiter; guarded by locked */
     zc__waiter *tail;
     unsigned waking_all; /* notify_all calls in progress; guarded by locked */
+    /* Nodes notified whose owner has not registered or unregistered them since: waiters
+     * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
+    _Atomic size_t notified;
 } zc__waitlist;
 
 void zc__waitlist_init(zc__waitlist *wl);
@@ -56,6 +59,15 @@ static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
 /* Wake the oldest waiter, if any (outside the lock); with none linked, one seq_cst load
  * and no lock. Returns true if one was woken. */
 bool zc__waitlist_notify_one(zc__waitlist *wl);
+
+/* The waiters of wl holding a wake-up they have not acted on (by registering again, or
+ * by the unregister of a completion or cancel). A pass-on is owed only for what there is
+ * to take beyond what they will take: each of them, when it acts, looks again (chan.c).
+ * seq_cst, as the increments in notify and the decrements of the owners: of two owners
+ * acting at once, the later decrement's load sees both. */
+static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
+    return atomic_load_explicit(&wl->notified, memory_order_seq_cst);
+}
 
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its
  * caller's predicate, checked again), through zc__waitlist_pass_on. */

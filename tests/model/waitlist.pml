@@ -135,6 +135,7 @@ byte list[2 * NT];
 byte nlinked[2];
 byte waiters[2];   /* the count the [F1] check reads */
 byte waking_all[2]; /* notify_all calls in progress (under the lock in the C code) */
+byte notified[2];   /* nodes notified whose owner has not registered or unregistered since */
 byte state[NT];    /* each task's node */
 
 /* ---- the executor: one wake permit per task ---- */
@@ -202,6 +203,7 @@ inline notify_one(L, res) {
         :: else ->
             n = list[L * NT];
             unlink(L, n);
+            notified[L]++;
 #if MUTANT_EARLY_WOKEN
             state[n] = WOKEN;         /* no wake-in-progress handshake */
 #else
@@ -256,6 +258,10 @@ inline register(L, t) {
             :: st == WAKING -> skip   /* notified meanwhile: try again */
             :: st == WAITING -> break /* still linked: keep the registration */
             :: else ->
+                if
+                :: st == WOKEN -> notified[L]-- /* its wake-up is acted on */
+                :: else -> skip
+                fi;
                 state[t] = WAITING;
                 link(L, t, st == WOKEN && waking_all[L] == 0);
                 live[t] = true;
@@ -289,7 +295,7 @@ inline unregister(L, t, res) {
         if
         :: !done ->
             (state[t] != WAKING);     /* [W2] */
-            state[t] = IDLE;
+            atomic { state[t] = IDLE; notified[L]-- };
             res = true
         :: else -> skip
         fi
@@ -308,7 +314,13 @@ inline finish(L, t) {
     :: res && waiters[L] != 0 ->
         if
 #if QUIET_FINISH
-        :: ready(L) && !closed -> notify_one(L, res2)
+        /* what there is to take, read first; then only if more than the notified
+         * waiters that have not acted will take (chan.c) */
+        :: k2 = (closed -> 0 : (L == RECV -> tail - head : CAP - (tail - head)));
+           if
+           :: k2 > notified[L] -> notify_one(L, res2)
+           :: else -> skip
+           fi
 #else
         :: ready(L) -> notify_one(L, res2)
 #endif
@@ -489,7 +501,7 @@ end_wait:
 }
 
 proctype Receiver(byte t) {
-    byte s, n, k, budget;
+    byte s, n, k, k2, budget;
     bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do
@@ -509,7 +521,7 @@ proctype Receiver(byte t) {
 }
 
 proctype Sender(byte t) {
-    byte s, n, k, m, budget;
+    byte s, n, k, k2, m, budget;
     bool res, res2, done, registered, quit, owe;
     byte cancels = CANCELS;
     do

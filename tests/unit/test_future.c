@@ -1095,6 +1095,90 @@ static void test_close_with_inline_receivers_does_not_nest_their_wakes(void **st
 }
 
 
+
+/* Rule 5, one wake per freed slot: 20 senders wait on a full bounded(10) channel, ten
+ * receives free ten slots and wake the ten oldest; when those are polled and send, their
+ * wake-ups were used, and the ten behind them must not be woken (they were, nine of
+ * them: each woken sender that sent passed its wake-up on while it saw room, and that
+ * room was held for the woken senders not polled yet; found by a break test). */
+enum { HERD_CAP = 10, HERD_SENDERS = 20 };
+static void test_senders_woken_for_freed_slots_wake_no_one_else_when_they_send(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(HERD_CAP, &cfg, &tx, &rx), ZC_OK);
+    for (uint64_t v = 0; v < HERD_CAP; v++) send_u64(tx, v);
+    zc_send s[HERD_SENDERS];
+    counting_waker cw[HERD_SENDERS];
+    zc_waker w[HERD_SENDERS];
+    uint64_t msgs[HERD_SENDERS];
+    for (int i = 0; i < HERD_SENDERS; i++) {
+        counting_waker_init(&cw[i]);
+        w[i] = counting_waker_of(&cw[i]);
+        msgs[i] = 100 + (uint64_t)i;
+        zc_send_init(&s[i], tx, &msgs[i]);
+        assert_int_equal(zc_send_poll(&s[i], &w[i]), ZC_PENDING);
+    }
+    uint64_t v;
+    for (int i = 0; i < HERD_CAP; i++) assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+    for (int i = 0; i < HERD_CAP; i++) {
+        assert_int_equal(counting_waker_count(&cw[i]), 1);
+        assert_int_equal(zc_send_poll(&s[i], &w[i]), ZC_OK);
+    }
+    for (int i = HERD_CAP; i < HERD_SENDERS; i++) assert_int_equal(counting_waker_count(&cw[i]), 0);
+    for (int i = 0; i < HERD_CAP; i++) {
+        assert_int_equal(zc_try_recv(rx, &v), ZC_OK); /* frees a slot: wakes sender 10 + i */
+        assert_int_equal(v, 100 + (uint64_t)i);
+        assert_int_equal(counting_waker_count(&cw[HERD_CAP + i]), 1);
+    }
+    for (int i = HERD_CAP; i < HERD_SENDERS; i++) zc_send_cancel(&s[i]);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+
+/* k sender tasks on a full channel; their executor cancels each inside its wake. One
+ * receive frees the slot: each cancelled sender passes the wake-up on, and the pass-ons
+ * made inside a pass-on's wake are made by it one after another: two wakes deep, not k
+ * (as the broadcast's test_senders_cancelled_inside_their_wakes_... checks there). */
+typedef struct cancelling_sender {
+    zc_send f;
+    zc_waker w;
+    bool cancelled;
+} cancelling_sender;
+
+static void cancelling_sender_wake(void *ctx) {
+    cancelling_sender *t = ctx;
+    if (++nest_depth > nest_max) nest_max = nest_depth;
+    zc_send_cancel(&t->f);
+    t->cancelled = true;
+    nest_depth--;
+}
+
+static void test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
+    send_u64(tx, 1);
+    static cancelling_sender ts[MANY];
+    uint64_t v = 2;
+    for (int i = 0; i < MANY; i++) {
+        ts[i] = (cancelling_sender){.cancelled = false};
+        ts[i].w = (zc_waker){cancelling_sender_wake, &ts[i]};
+        zc_send_init(&ts[i].f, tx, &v);
+        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    nest_depth = nest_max = 0;
+    assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+    for (int i = 0; i < MANY; i++) assert_true(ts[i].cancelled); /* each passed it on */
+    assert_int_equal(nest_max, 2);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(
@@ -1104,6 +1188,8 @@ int main(void) {
             test_two_pending_receivers_are_woken_one_per_send_in_registration_order),
         cmocka_unit_test(
             test_three_pending_receivers_and_one_message_make_exactly_one_wake),
+        cmocka_unit_test(test_senders_woken_for_freed_slots_wake_no_one_else_when_they_send),
+        cmocka_unit_test(test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons),
         cmocka_unit_test(test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on),
         cmocka_unit_test(test_cancelled_recv_starts_over_when_polled_again),
         cmocka_unit_test(test_later_poll_replaces_the_waker),
