@@ -1,5 +1,6 @@
-/* README.md, broadcast: the snippet's receive would wait for ever on its own, so the
- * frame's subscribe also sends one tick, which the new receiver must get. */
+/* README.md, broadcast: the frame's subscribe also sends ticks 1..66 into the 64 places,
+ * so the new receiver has fallen 2 behind: the snippet's receive must say ZC_LAGGED with
+ * 2 missed, and the next receive give tick 3, the oldest held. */
 #include <stdint.h>
 #include <zchan/zchan.h>
 
@@ -9,10 +10,12 @@ struct tick {
 
 static zc_bcast_receiver *subscribe_then_send(zc_bcast_sender *tx) {
     zc_bcast_receiver *rx = zc_bcast_subscribe(tx);
-    struct tick t = {42};
-    if (rx == NULL || zc_bcast_try_send(tx, &t) != ZC_OK) {
-        zc_bcast_receiver_drop(rx);
-        return NULL;
+    for (uint64_t n = 1; rx != NULL && n <= 66; n++) {
+        struct tick t = {n};
+        if (zc_bcast_try_send(tx, &t) != ZC_OK) {
+            zc_bcast_receiver_drop(rx);
+            return NULL;
+        }
     }
     return rx;
 }
@@ -21,9 +24,10 @@ static zc_bcast_receiver *subscribe_then_send(zc_bcast_sender *tx) {
 int main(void) {
 @SNIPPET@
 
-    if (s != ZC_OK || t.n != 42)
+    if (s != ZC_LAGGED || missed != 2)
         return 1;
-    (void)missed;
+    if (zc_bcast_try_recv(rx2, &t, &missed) != ZC_OK || t.n != 3)
+        return 1;
     zc_bcast_receiver_drop(rx2);
     zc_bcast_receiver_drop(rx);
     zc_bcast_sender_drop(tx);

@@ -1,5 +1,7 @@
-/* README.md, the two-phase send: a job taken from the "socket" is committed and
- * received; when there is none, the place is released and nothing is received. */
+/* README.md, the two-phase send, each branch once: a job taken from the "socket" is
+ * committed and received; with no job the place is released and nothing is received;
+ * a job whose commit finds the receiver gone (dropped while the job was being taken)
+ * is requeued. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <zchan/zchan.h>
@@ -8,28 +10,35 @@ struct job {
     uint64_t id;
 };
 
-static int jobs_left = 1, requeued;
+static int calls, requeued;
+static zc_receiver *rx;
+
 static bool take_job_from_socket(struct job *j) {
-    if (jobs_left == 0)
+    switch (++calls) {
+    case 1: /* a job */
+        j->id = 99;
+        return true;
+    case 2: /* none */
         return false;
-    jobs_left--;
-    j->id = 99;
-    return true;
+    default: /* a job, but the receiver goes meanwhile */
+        zc_receiver_drop(rx);
+        rx = NULL;
+        j->id = 7;
+        return true;
+    }
 }
 static void requeue_job(const struct job *j) {
-    (void)j;
-    requeued++;
+    if (j->id == 7)
+        requeued++;
 }
 
-static int send_one(zc_sender *tx) {
+static void send_one(zc_sender *tx) {
 @SNIPPET@
-    return 0;
 }
 
 int main(void) {
     zc_config cfg = {.elem_size = sizeof(struct job)};
     zc_sender *tx;
-    zc_receiver *rx;
     if (zc_bounded(1, &cfg, &tx, &rx) != ZC_OK)
         return 1;
     struct job got;
@@ -37,11 +46,10 @@ int main(void) {
     if (zc_try_recv(rx, &got) != ZC_OK || got.id != 99)
         return 1;
     send_one(tx); /* no job: releases its place */
-    if (zc_try_recv(rx, &got) != ZC_EMPTY || zc_try_send(tx, &got) != ZC_OK)
-        return 1; /* nothing came, and the place is free again */
-    zc_receiver_drop(rx);
-    jobs_left = 1;
-    send_one(tx); /* no receiver: the reserve fails, nothing to requeue */
+    if (zc_try_recv(rx, &got) != ZC_EMPTY || zc_try_send(tx, &got) != ZC_OK ||
+        zc_try_recv(rx, &got) != ZC_OK)
+        return 1; /* nothing came, and the place was free again */
+    send_one(tx); /* the commit finds no receiver: ZC_CLOSED, the job is requeued */
     zc_sender_drop(tx);
-    return requeued == 0 ? 0 : 1;
+    return calls == 3 && requeued == 1 && rx == NULL ? 0 : 1;
 }
