@@ -170,11 +170,11 @@ ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *inde
 ZC_EXPORT void zc_select_cancel(zc_select *s);
 
 /**
- * Disable case index of s by setting that case's handle in the caller's case array to
- * NULL: later polls neither try it nor register it. If s is pending, the case is first
- * taken off its channel's waiter list (passing on any wake-up it absorbed). Typical use:
- * a select loop whose poll reported ZC_CLOSED for that case. The change is to the case
- * itself, so it stays disabled for a later zc_select_init over the same array, until it
+ * Disable case index of s: later polls neither try it nor register it. If s is pending,
+ * the case is first taken off its channel's waiter list (passing on any wake-up it
+ * absorbed). Typical use: a select loop whose poll reported ZC_CLOSED for that case.
+ * The case in the caller's array is changed as if it had been set up with a NULL
+ * handle, so it stays disabled for a later zc_select_init over the same array, until it
  * is set up again with zc_select_recv_case or zc_select_send_case.
  *
  * @param s      The select; NULL does nothing.

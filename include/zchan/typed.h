@@ -173,10 +173,11 @@
  * }
  * @endcode
  *
- * Every function is marked unused, so a translation unit that uses only some of
- * them compiles warning-free under gcc's and clang's -Wall -Wextra -Wpedantic -Wshadow
- * -Wconversion (clang's -Weverything adds -Wused-but-marked-unused, which reports every
- * one that is used). The header compiles as C11 and as C++17.
+ * Every generated function is static inline with the unused attribute (gcc, clang), so
+ * a translation unit that uses only some of them compiles warning-free under gcc's and
+ * clang's -Wall -Wextra -Wpedantic -Wshadow -Wconversion (clang's -Weverything adds
+ * -Wused-but-marked-unused, which reports every one that is used). The header compiles
+ * as C11 and as C++17.
  *
  * | call                   | concurrent with                                          |
  * |------------------------|----------------------------------------------------------|

@@ -32,17 +32,18 @@
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn.
  * A future that held a wake-up when it completes or is cancelled passes it on to the
- * next waiter while there is more to take (rule 4), at once. Under such an executor a
- * pass-on made inside the wake of another pass-on on the same list is left to that one,
- * which makes it once its wake has returned (still within the call that made the
- * wake-up): a batch that wakes k waiters, a commit that lets k messages through, or k
+ * next waiter while there is more to take than the waiters already woken will take
+ * (rules 4 and 5): at once, except under such an executor, where a pass-on made inside
+ * the wake of another pass-on on the same list is left to that one, which makes it once
+ * its wake has returned (still within the call that made the wake-up). So a batch that
+ * wakes k waiters, a commit that releases k messages already queued behind it, or k
  * waiters cancelled in their wakes run two wakes deep, not k. Nothing is passed on once
- * a channel is closed, so the wakes of a close do not nest either. What still nests, one
- * level per operation, is a chain of real sends and receives between inline tasks, each
- * woken task's operation making the wake-up of the next (a commit into a bounded(1)
- * channel with k inline receivers and k inline senders waiting goes 2k deep: each
- * receive wakes a sender, whose send wakes the next receiver). A wake should return
- * promptly: the pass-ons left to it wait until it does.
+ * a channel is closed, so the wakes of a close do not nest either. What still nests,
+ * one level per operation, is a chain of real sends and receives between inline tasks,
+ * each woken task's operation making the wake-up of the next: a commit into an empty
+ * bounded(1) channel with k inline receivers and k inline senders waiting goes 2k deep
+ * (each receive wakes a sender, whose send wakes the next receiver). A wake should
+ * return promptly: the pass-ons left to it wait until it does.
  */
 #ifndef ZCHAN_WAKER_H
 #define ZCHAN_WAKER_H
