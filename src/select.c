@@ -1,7 +1,7 @@
 /*
  * select.c: select over several send / receive operations, as one poll-style future.
  *
- * Readiness-based (../shared/design.md section 5): a poll attempts the cases in turn
+ * Readiness-based (crossbeam-channel's Select): a poll attempts the cases in turn
  * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), from a
  * starting case that moves on (below). The first attempt that completes is the outcome;
  * then every case's node is finished as future.c finishes its one node: taken off its

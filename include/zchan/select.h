@@ -7,7 +7,7 @@
  * one operation (receive from a receiver into an out buffer, or send a message through a
  * sender) and embeds the waiter node it waits with, so a select never allocates.
  *
- * Algorithm (readiness-based; ../shared/design.md section 5): a poll tries the cases one
+ * Algorithm (readiness-based, as crossbeam-channel's Select): a poll tries the cases one
  * after the other, starting at a random case for a new select and, for a select polled
  * again after a completion, at the case after the one chosen, so that a case that is
  * always ready cannot starve the others (or at the first case, in ZC_SELECT_ORDERED
@@ -152,7 +152,7 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  * Wakes: what the chosen operation wakes (a receiver for a sent message, a sender for
  *        a freed slot); and a wake-up absorbed by a case that was not chosen is passed
  *        on to the next waiter of that channel, so nobody is stranded.
- * Source: readiness-based select (crossbeam-channel Select; design.md section 5).
+ * Source: readiness-based select (crossbeam-channel Select).
  */
 ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index);
 
