@@ -53,7 +53,7 @@ static bool batch_owes(const batch_owed *o) { return o->receivers > 0 || o->send
 /* [F1]: after the claims (seq_cst) that made them owed. */
 static void batch_pay(zc__chan *ch, batch_owed *o) {
     zc__waitlist_notify_up_to(&ch->recv_waiters, o->receivers);
-    zc__waitlist_notify_up_to(&ch->send_waiters, o->senders);
+    zc__chan_wake_senders(ch, o->senders);
     o->receivers = o->senders = 0;
 }
 

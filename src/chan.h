@@ -59,9 +59,10 @@ static inline void zc__chan_wake_sender(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
 }
 
-/* Make n wake-ups owed to waiting senders (n slots freed), one zc__chan_wake_sender each. */
-static inline void zc__chan_wake_senders(zc__chan *ch, unsigned n) {
-    for (; n > 0; n--) zc__chan_wake_sender(ch);
+/* Make n wake-ups owed to waiting senders (n slots freed), one zc__chan_wake_sender each,
+ * stopping once no sender waits. */
+static inline void zc__chan_wake_senders(zc__chan *ch, size_t n) {
+    zc__waitlist_notify_up_to(&ch->send_waiters, n);
 }
 
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
