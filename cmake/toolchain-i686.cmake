@@ -1,6 +1,8 @@
 # Cross-compile zchan for 32-bit x86 Linux (i686) with Debian's cross toolchain; the
-# binaries run natively on an x86-64 kernel, so ctest runs them as they are
-# (scripts/cross.sh i686 does all of this):
+# binaries run natively on an x86-64 kernel with IA32 emulation, so ctest runs them as
+# they are; on a kernel without it, configure with -DCMAKE_CROSSCOMPILING_EMULATOR=qemu-i386
+# (Debian's qemu-user) and ctest runs each through qemu (scripts/cross.sh i686 finds out
+# which, and does all of this):
 #     apt-get install gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross
 #     dpkg --add-architecture i386 && apt-get update && apt-get install libcmocka-dev:i386
 #     cmake -S . -B build/i686 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-i686.cmake
