@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <limits.h>
 
 #include <pthread.h>
 #include <sched.h>
@@ -673,11 +674,35 @@ static unsigned scenario_rounds(unsigned full) {
     return n < 2 ? 2 : n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 }
 
-/* Wait until *a == want (acquire: what its writer did before is visible). */
-static void await_uint(atomic_uint *a, unsigned want) {
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether a race test whose two threads meet once a round goes on to round `round` of
+ * `rounds`, having started at t0 (now_ns): every round up to 1000, then until all are
+ * run or 10 s have gone. Each meeting needs both threads on a CPU; with another process
+ * busy on one of the two CPUs, each waits for a time slice, and 100,000 rounds that take
+ * 3 s under ThreadSanitizer had not ended after 300 s (a CI run, with a model check on
+ * the other core). */
+enum { RACE_MIN_ROUNDS = 1000 };
+static const uint64_t RACE_BUDGET_NS = 10 * 1000000000ull;
+static bool race_goes_on(unsigned round, unsigned rounds, uint64_t t0) {
+    return round <= rounds && (round <= RACE_MIN_ROUNDS || now_ns() - t0 < RACE_BUDGET_NS);
+}
+
+/* A round number that tells a race test's peer thread to stop (after its last round). */
+#define RACE_END UINT_MAX
+
+/* Wait until *a == want (acquire: what its writer did before is visible). False if *a is
+ * RACE_END instead: no more rounds. */
+static bool await_uint(atomic_uint *a, unsigned want) {
     zc__backoff b = ZC__BACKOFF_INIT;
-    while (atomic_load_explicit(a, memory_order_acquire) != want)
+    unsigned v;
+    while ((v = atomic_load_explicit(a, memory_order_acquire)) != want && v != RACE_END)
         zc__backoff_snooze(&b);
+    return v == want;
 }
 
 /* Spend about n pauses, to shift one thread against another. */
@@ -810,13 +835,12 @@ typedef struct release_race {
 
 static void *releaser_main(void *arg) {
     release_race *rr = arg;
-    for (unsigned r = 1;; r++) {
-        await_uint(&rr->round, r);
-        if (rr->permit.zc__tx == NULL) return NULL; /* the end */
+    for (unsigned r = 1; await_uint(&rr->round, r); r++) { /* the permit is filled in */
         assert_int_equal(zc_permit_release(&rr->permit), ZC_OK);
         /* Release: the main thread's await sees the release done. */
         atomic_store_explicit(&rr->done, r, memory_order_release);
     }
+    return NULL;
 }
 
 static void test_last_receiver_drop_racing_a_release_returns(void **state) {
@@ -824,12 +848,12 @@ static void test_last_receiver_drop_racing_a_release_returns(void **state) {
     release_race rr;
     atomic_init(&rr.round, 0);
     atomic_init(&rr.done, 0);
-    rr.permit.zc__tx = NULL;
     pthread_t t;
     start_thread(&t, releaser_main, &rr);
     alarm(120); /* a hang in the drop fails the test instead of stalling it */
     unsigned rounds = scenario_rounds(20000);
-    for (unsigned r = 1; r <= rounds; r++) {
+    uint64_t t0 = now_ns();
+    for (unsigned r = 1; race_goes_on(r, rounds, t0); r++) {
         zc_sender *tx;
         zc_receiver *rx;
         zc_config cfg = {sizeof(uint64_t), NULL, NULL};
@@ -843,8 +867,7 @@ static void test_last_receiver_drop_racing_a_release_returns(void **state) {
         assert_int_equal(zc_try_send(tx, &v), ZC_CLOSED);
         zc_sender_drop(tx);
     }
-    rr.permit.zc__tx = NULL;
-    atomic_store_explicit(&rr.round, rounds + 1, memory_order_release);
+    atomic_store_explicit(&rr.round, RACE_END, memory_order_release);
     pthread_join(t, NULL);
     alarm(0);
 }
@@ -858,13 +881,11 @@ typedef struct first_send {
     int skew;          /* > 0: the main thread waits that long; < 0: the sender does */
     zc_status status;  /* written before done, read after it */
     uint64_t v;
-    unsigned rounds;
 } first_send;
 
 static void *first_segment_sender(void *arg) {
     first_send *fs = arg;
-    for (unsigned round = 1; round <= fs->rounds; round++) {
-        await_uint(&fs->go, round); /* acquire: tx and skew are written */
+    for (unsigned round = 1; await_uint(&fs->go, round); round++) { /* tx, skew written */
         spin(fs->skew < 0 ? (unsigned)-fs->skew : 0);
         fs->v = round;
         fs->status = zc_try_send(fs->tx, &fs->v);
@@ -888,13 +909,13 @@ static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void 
     static first_send fs;
     atomic_init(&fs.go, 0);
     atomic_init(&fs.done, 0);
-    fs.rounds = ROUNDS;
     fs.skew = 0;
     pthread_t t;
     start_thread(&t, first_segment_sender, &fs);
     cpu_set_t cpus = spread_threads(t);
-    unsigned ok = 0;
-    for (unsigned round = 1; round <= ROUNDS; round++) {
+    unsigned ok = 0, round;
+    uint64_t t0 = now_ns();
+    for (round = 1; race_goes_on(round, ROUNDS, t0); round++) {
         drop_counter dc;
         drop_counter_init(&dc, NULL, 0);
         zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &dc};
@@ -921,11 +942,13 @@ static void test_last_receiver_drop_racing_the_first_segment_disposes_once(void 
         }
         zc_sender_drop(fs.tx);
     }
+    unsigned run = round - 1;
+    atomic_store_explicit(&fs.go, RACE_END, memory_order_release);
     pthread_join(t, NULL);
     unspread_threads(cpus);
-    print_message("first-segment race: the send won %u of %u rounds\n", ok, ROUNDS);
+    print_message("first-segment race: the send won %u of %u rounds\n", ok, run);
     /* Both outcomes must have happened, or the race was never run (see above). */
-    if (ok == 0 || ok == ROUNDS) skip();
+    if (ok == 0 || ok == run) skip();
 }
 
 /* ---- (11) close races a blocked send -------------------------------------------------- */
@@ -1149,11 +1172,6 @@ typedef struct stall {
 static _Thread_local bool stall_me;
 static stall the_stall;
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 static void stall_hook(zc__hook_point point, void *ctx) {
     stall *st = ctx;
     if (point != ZC__HOOK_SLOT_CLAIMED || !stall_me) return;
@@ -1275,7 +1293,6 @@ typedef struct slow_peer {
     zc_sender *tx;                 /* the peer sends through tx, or receives through rx */
     zc_receiver *rx;               /* (both written before go) */
     unsigned delay;                /* written before go */
-    unsigned rounds;
 } slow_peer;
 
 static _Thread_local slow_peer *slow_me;
@@ -1295,8 +1312,7 @@ static void slow_peer_hook(zc__hook_point point, void *ctx) {
 
 static void *slow_peer_main(void *arg) {
     slow_peer *sp = arg;
-    for (unsigned round = 1; round <= sp->rounds; round++) {
-        await_uint(&sp->go, round);
+    for (unsigned round = 1; await_uint(&sp->go, round); round++) {
         slow_me = sp;
         uint64_t v = round;
         if (sp->tx != NULL)
@@ -1328,14 +1344,14 @@ static void run_cancel_after_a_self_woken_pending_poll(waiting_kind kind) {
     atomic_init(&sp.claimed, 0);
     atomic_init(&sp.acked, 0);
     atomic_init(&sp.done, 0);
-    sp.rounds = ROUNDS;
     sp.delay = 200;
     zc__test_set_hook(slow_peer_hook, NULL);
     pthread_t t;
     start_thread(&t, slow_peer_main, &sp);
     cpu_set_t cpus = spread_threads(t);
-    unsigned early = 0, late = 0, stranded = 0, first_stranded = 0;
-    for (unsigned round = 1; round <= ROUNDS; round++) {
+    unsigned early = 0, late = 0, stranded = 0, first_stranded = 0, round;
+    uint64_t t0 = now_ns();
+    for (round = 1; race_goes_on(round, ROUNDS, t0); round++) {
         fixture f;
         fixture_init(&f, 1);
         zc_recv r[2];
@@ -1413,6 +1429,7 @@ static void run_cancel_after_a_self_woken_pending_poll(waiting_kind kind) {
         }
         fixture_done(&f);
     }
+    atomic_store_explicit(&sp.go, RACE_END, memory_order_release);
     pthread_join(t, NULL);
     unspread_threads(cpus);
     zc__test_set_hook(NULL, NULL);
@@ -1422,7 +1439,7 @@ static void run_cancel_after_a_self_woken_pending_poll(waiting_kind kind) {
                   : kind == SENDERS   ? "sender"
                   : kind == BATCH_RECEIVER ? "batch receiver"
                                       : "batch sender",
-                  ROUNDS, early, late, stranded,
+                  round - 1, early, late, stranded,
                   first_stranded);
     assert_int_equal(stranded, 0);
     /* The peer must have finished on both sides of A's look, or the window was never
