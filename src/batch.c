@@ -2,8 +2,9 @@
  * batch.c: batch send and receive on the MPMC channel (try, futures, blocking).
  *
  * A batch attempt is one ring claim of k slots (ring_batch.c) or, unbounded, a loop of
- * single segq operations; then it wakes up to k waiters of the other side, one
- * zc__waitlist_notify_one each, while any is left: what k single operations would do.
+ * single segq operations; then it wakes up to k waiters of the other side, one at a
+ * time, while any is left and has something to take (zc__chan_wake_senders / receivers):
+ * what k single operations would do.
  * The futures follow future.c step for step (attempt; register; re-check; on ZC_PENDING
  * from the queue wake ourselves; on completion finish, passing on an unused wake-up),
  * reusing chan.h's readiness tests, so the no-lost-wake-up argument is the same: the
@@ -52,7 +53,7 @@ static bool batch_owes(const batch_owed *o) { return o->receivers > 0 || o->send
 
 /* [F1]: after the claims (seq_cst) that made them owed. */
 static void batch_pay(zc__chan *ch, batch_owed *o) {
-    zc__waitlist_notify_up_to(&ch->recv_waiters, o->receivers);
+    zc__chan_wake_receivers(ch, o->receivers);
     zc__chan_wake_senders(ch, o->senders);
     o->receivers = o->senders = 0;
 }

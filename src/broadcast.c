@@ -190,11 +190,24 @@ static void wake_all(zc__bcast *ch) {
     zc__waitlist_notify_all(&ch->send_waiters);
 }
 
-/* One wake per freed slot, to waiting senders ([M2]: after the unlock). */
+/* Slots a waiting sender could take now: none once closed. */
+static size_t send_room(zc__bcast *ch) {
+    lock(ch);
+    uint64_t used = ch->tail - ch->head;
+    size_t room = !ch->closed && used < ch->cap ? (size_t)(ch->cap - used) : 0;
+    unlock(ch);
+    return room;
+}
+
+/* One wake per freed slot, to waiting senders ([M2]: after the unlock); beyond the
+ * first, only while there is more room than the senders woken and not yet polled will
+ * take, as chan.c's zc__chan_wake_senders (under an executor that polls inside the wake,
+ * the first woken sender's pass-ons may have filled the room already). */
 static void wake_senders(zc__bcast *ch, size_t freed) {
-    while (freed-- > 0 && zc__waitlist_has_waiters(&ch->send_waiters) &&
-           zc__waitlist_notify_one(&ch->send_waiters)) {
-    }
+    for (size_t i = 0; i < freed && zc__waitlist_has_waiters(&ch->send_waiters); i++)
+        if ((i > 0 && send_room(ch) <= zc__waitlist_notified(&ch->send_waiters)) ||
+            !zc__waitlist_notify_one(&ch->send_waiters))
+            return;
 }
 
 /* Wake the receivers that were waiting when we looked (see the file comment). */
@@ -369,15 +382,6 @@ static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *mi
     rx->pos++;
     unlock(ch);
     return ZC_OK;
-}
-
-/* Slots a waiting sender could take now: none once closed. */
-static size_t send_room(zc__bcast *ch) {
-    lock(ch);
-    uint64_t used = ch->tail - ch->head;
-    size_t room = !ch->closed && used < ch->cap ? (size_t)(ch->cap - used) : 0;
-    unlock(ch);
-    return room;
 }
 
 zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {

@@ -59,11 +59,13 @@ static inline void zc__chan_wake_sender(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__waitlist_notify_one(&ch->send_waiters);
 }
 
-/* Make n wake-ups owed to waiting senders (n slots freed), one zc__chan_wake_sender each,
- * stopping once no sender waits. */
-static inline void zc__chan_wake_senders(zc__chan *ch, size_t n) {
-    zc__waitlist_notify_up_to(&ch->send_waiters, n);
-}
+/* Make n wake-ups owed to waiting senders (n slots freed) or receivers (n messages made
+ * receivable), after the seq_cst claims that freed or made them ([F1]): the first as
+ * zc__chan_wake_sender / receiver does, each further one only while there is more to
+ * take than the waiters already woken and not yet polled will take (the pass-on's test,
+ * chan.c); it stops once no one waits. */
+void zc__chan_wake_senders(zc__chan *ch, size_t n);
+void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
  * ZC_PENDING (a receiver is mid-release on the slot we need, or a sender is installing

@@ -137,6 +137,6 @@ zc_status zc_permit_release(zc_permit *p) {
      * receivers waiting behind the place may go on; senders may use the slots ([F1], as
      * after receives). */
     wake_receivers(ch);
-    zc__waitlist_notify_up_to(&ch->send_waiters, freed);
+    zc__chan_wake_senders(ch, freed);
     return ZC_OK;
 }

@@ -118,11 +118,4 @@ static inline bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
     return zc__waitlist_is_idle(node) ? false : zc__waitlist_unregister_slow(wl, node);
 }
 
-/* Wake up to k waiters of wl, one at a time, while any is waiting (called after the
- * seq_cst RMW that made k messages or slots available: [F1]). */
-static inline void zc__waitlist_notify_up_to(zc__waitlist *wl, size_t k) {
-    while (k-- > 0 && zc__waitlist_has_waiters(wl) && zc__waitlist_notify_one(wl)) {
-    }
-}
-
 #endif /* ZCHAN_SRC_WAITLIST_H */

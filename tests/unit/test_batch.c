@@ -725,11 +725,13 @@ typedef struct nest_sender {
     zc_waker w;
     uint64_t msg;
     bool done;
+    int wakes;
 } nest_sender;
 static int sender_depth, sender_max;
 
 static void nest_sender_wake(void *ctx) {
     nest_sender *t = ctx;
+    t->wakes++;
     if (++sender_depth > sender_max) sender_max = sender_depth;
     if (!t->done && zc_send_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
     sender_depth--;
@@ -756,6 +758,86 @@ static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(
     expect_many(rx, NEST, NEST, NEST); /* in the order they registered */
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
+}
+
+/* Rule 5 under an executor that polls inside the wake: 2k sender tasks wait on a full
+ * bounded(k); one receive of k frees k slots and must wake the k oldest, once each, and
+ * no one else. (It made 2k - 1 wakes: its first owed wake ran the first sender, whose
+ * pass-on chain filled all k slots before the receive made its k - 1 other owed wakes,
+ * each to a sender that then found the channel full. Found by a break test.) */
+enum { HERD_K = 10 };
+static void test_recv_many_wakes_inline_senders_once_per_freed_slot(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(HERD_K, &cfg, &tx, &rx), ZC_OK);
+    send_many(tx, HERD_K, 0, 0, ZC_OK, HERD_K);
+    static nest_sender ts[2 * HERD_K];
+    for (int i = 0; i < 2 * HERD_K; i++) {
+        ts[i] = (nest_sender){.msg = HERD_K + (uint64_t)i};
+        ts[i].w = (zc_waker){nest_sender_wake, &ts[i]};
+        zc_send_init(&ts[i].f, tx, &ts[i].msg);
+        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    expect_many(rx, HERD_K, HERD_K, 0);
+    for (int i = 0; i < HERD_K; i++) {
+        assert_int_equal(ts[i].wakes, 1);
+        assert_true(ts[i].done);
+    }
+    for (int i = HERD_K; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
+    expect_many(rx, HERD_K, HERD_K, HERD_K); /* in the order they registered */
+    for (int i = HERD_K; i < 2 * HERD_K; i++) {
+        assert_int_equal(ts[i].wakes, 1);
+        assert_true(ts[i].done);
+    }
+    expect_many(rx, HERD_K, HERD_K, 2 * HERD_K);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* The receivers' twin: 2k receive tasks polled inside their wakes wait on an empty
+ * channel; one send of k makes k messages and must wake the k oldest, once each. */
+typedef struct herd_receiver {
+    zc_recv f;
+    zc_waker w;
+    uint64_t got;
+    bool done;
+    int wakes;
+} herd_receiver;
+
+static void herd_receiver_wake(void *ctx) {
+    herd_receiver *t = ctx;
+    t->wakes++;
+    if (!t->done && zc_recv_poll(&t->f, &t->w, &t->got) != ZC_PENDING) t->done = true;
+}
+
+static void test_send_many_wakes_inline_receivers_once_per_message(void **state) {
+    (void)state;
+    for (int bounded = 0; bounded < 2; bounded++) {
+        zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+        zc_sender *tx;
+        zc_receiver *rx;
+        assert_int_equal(bounded ? zc_bounded(HERD_K, &cfg, &tx, &rx) : zc_unbounded(&cfg, &tx, &rx),
+                         ZC_OK);
+        static herd_receiver ts[2 * HERD_K];
+        for (int i = 0; i < 2 * HERD_K; i++) {
+            ts[i] = (herd_receiver){.done = false};
+            ts[i].w = (zc_waker){herd_receiver_wake, &ts[i]};
+            zc_recv_init(&ts[i].f, rx);
+            assert_int_equal(zc_recv_poll(&ts[i].f, &ts[i].w, &ts[i].got), ZC_PENDING);
+        }
+        send_many(tx, HERD_K, 0, 0, ZC_OK, HERD_K);
+        for (int i = 0; i < HERD_K; i++) {
+            assert_int_equal(ts[i].wakes, 1);
+            assert_true(ts[i].done);
+            assert_int_equal(ts[i].got, (uint64_t)i);
+        }
+        for (int i = HERD_K; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
+        for (int i = HERD_K; i < 2 * HERD_K; i++) zc_recv_cancel(&ts[i].f);
+        zc_sender_drop(tx);
+        zc_receiver_drop(rx);
+    }
 }
 
 /* k all-or-nothing futures of 2 wait on a full channel under an executor that polls
@@ -836,6 +918,8 @@ int main(void) {
         cmocka_unit_test(
             test_batch_receive_polled_again_while_registered_is_not_woken_inside_its_poll),
         cmocka_unit_test(test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes),
+        cmocka_unit_test(test_recv_many_wakes_inline_senders_once_per_freed_slot),
+        cmocka_unit_test(test_send_many_wakes_inline_receivers_once_per_message),
         cmocka_unit_test(test_all_or_nothing_futures_passing_on_inside_their_wakes_do_not_nest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

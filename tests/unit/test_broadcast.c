@@ -841,6 +841,56 @@ static void test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons
     zc_bcast_sender_drop(tx);
 }
 
+/* Rule 5 under an executor that polls inside the wake: 2k sender tasks wait on a full
+ * back-pressure broadcast of capacity k, held up by a slow receiver; dropping it frees
+ * k slots, which must wake the k oldest senders once each and no one else (the first
+ * woken sender's pass-ons filled the k slots, and the drop's k - 1 other wakes went to
+ * senders that found the channel full: 2k - 1 wakes). */
+enum { HERD_K = 10 };
+typedef struct inline_sender {
+    zc_bcast_send f;
+    zc_waker w;
+    uint64_t msg;
+    bool done;
+    int wakes;
+} inline_sender;
+
+static void inline_sender_wake(void *ctx) {
+    inline_sender *t = ctx;
+    t->wakes++;
+    if (!t->done && zc_bcast_send_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
+}
+
+static void test_slots_freed_at_once_wake_inline_senders_once_each(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *fast, *slow;
+    make(HERD_K, ZC_BCAST_BACKPRESSURE, NULL, &tx, &fast);
+    slow = zc_bcast_receiver_clone(fast);
+    for (uint64_t v = 0; v < HERD_K; v++) bsend(tx, v);
+    for (uint64_t v = 0; v < HERD_K; v++) bexpect(fast, v);
+    static inline_sender ts[2 * HERD_K];
+    for (int i = 0; i < 2 * HERD_K; i++) {
+        ts[i] = (inline_sender){.msg = HERD_K + (uint64_t)i};
+        ts[i].w = (zc_waker){inline_sender_wake, &ts[i]};
+        zc_bcast_send_init(&ts[i].f, tx, &ts[i].msg);
+        assert_int_equal(zc_bcast_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    zc_bcast_receiver_drop(slow); /* frees all k slots */
+    for (int i = 0; i < HERD_K; i++) {
+        assert_int_equal(ts[i].wakes, 1);
+        assert_true(ts[i].done);
+    }
+    for (int i = HERD_K; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
+    for (int i = 0; i < HERD_K; i++) bexpect(fast, HERD_K + (uint64_t)i); /* in order */
+    for (int i = HERD_K; i < 2 * HERD_K; i++) {
+        assert_true(ts[i].done);
+        bexpect(fast, HERD_K + (uint64_t)i);
+    }
+    zc_bcast_receiver_drop(fast);
+    zc_bcast_sender_drop(tx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_receiver_gets_every_message_in_order),
@@ -867,6 +917,7 @@ int main(void) {
         cmocka_unit_test(test_blocking_backpressure_delivers_everything_to_every_thread),
         cmocka_unit_test(test_send_polled_again_while_registered_is_not_woken_inside_its_poll),
         cmocka_unit_test(test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons),
+        cmocka_unit_test(test_slots_freed_at_once_wake_inline_senders_once_each),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

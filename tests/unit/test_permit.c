@@ -535,6 +535,52 @@ static void test_commit_letting_many_through_to_inline_receivers_does_not_nest_t
     close_chan(&fx);
 }
 
+/* Rule 5 under an executor that polls inside the wake: 2k sender tasks wait on a
+ * bounded(k) whose k places are all reserved; releasing the newest k - 1 leaves holes
+ * behind the oldest, and releasing the oldest frees all k slots at once. That must wake
+ * the k oldest senders once each and no one else (the first woken sender's pass-ons
+ * filled the slots, and the release's k - 1 other wakes found the channel full). */
+enum { HERD_K = 10 };
+typedef struct inline_sender {
+    zc_send f;
+    zc_waker w;
+    uint64_t msg;
+    bool done;
+    int wakes;
+} inline_sender;
+
+static void inline_sender_wake(void *ctx) {
+    inline_sender *t = ctx;
+    t->wakes++;
+    if (!t->done && zc_send_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
+}
+
+static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void **state) {
+    (void)state;
+    fixture fx;
+    open_chan(&fx, HERD_K);
+    zc_permit p[HERD_K];
+    for (int i = 0; i < HERD_K; i++) reserve_ok(fx.tx, &p[i]);
+    static inline_sender ts[2 * HERD_K];
+    for (int i = 0; i < 2 * HERD_K; i++) {
+        ts[i] = (inline_sender){.msg = (uint64_t)i};
+        ts[i].w = (zc_waker){inline_sender_wake, &ts[i]};
+        zc_send_init(&ts[i].f, fx.tx, &ts[i].msg);
+        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
+    }
+    for (int i = HERD_K - 1; i > 0; i--) assert_int_equal(zc_permit_release(&p[i]), ZC_OK);
+    for (int i = 0; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
+    assert_int_equal(zc_permit_release(&p[0]), ZC_OK);
+    for (int i = 0; i < HERD_K; i++) {
+        assert_int_equal(ts[i].wakes, 1);
+        assert_true(ts[i].done);
+    }
+    for (int i = HERD_K; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
+    for (uint64_t v = 0; v < HERD_K; v++) expect_u64(fx.rx, v); /* in order; frees k */
+    for (int i = HERD_K; i < 2 * HERD_K; i++) assert_true(ts[i].done);
+    close_chan(&fx);
+}
+
 /* A receive future waits behind a held permit under an executor that polls inside the
  * wake, and the channel is closed. Behind the permit the receive is still ZC_PENDING
  * (the commit is to come), so the woken future registers again from inside its wake;
@@ -597,6 +643,7 @@ int main(void) {
         cmocka_unit_test(
             test_commit_letting_many_through_to_inline_receivers_does_not_nest_their_wakes),
         cmocka_unit_test(test_close_wakes_an_inline_receiver_behind_a_permit_once),
+        cmocka_unit_test(test_release_freeing_many_slots_wakes_inline_senders_once_each),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
