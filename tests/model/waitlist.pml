@@ -55,6 +55,7 @@
  *  NO_RECHECK           register without the re-check
  *  EARLY_WOKEN          notify marks the node WOKEN before calling wake (no handshake)
  *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot
+ *  PAY_ONE              with BATCH_RECV, a batch receive makes one owed wake, not two
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -105,6 +106,15 @@
 #endif
 #ifndef QUIET_FINISH
 #define QUIET_FINISH 1
+#endif
+/* BATCH_RECV: a receive attempt may claim the next two positions at once (a batch
+ * receive, ring_batch.c; with CAP >= 2), and then owes two wakes to waiting senders.
+ * The pay makes the first as a single receive does, and the second only while there is
+ * more room than the senders notified and not yet acted will take (chan.c,
+ * zc__chan_wake_senders: under an executor that polls inside the wake, the first woken
+ * sender's pass-ons may have used the room already). */
+#ifndef BATCH_RECV
+#define BATCH_RECV 0
 #endif
 
 #define NT (NRECV + NSEND)       /* tasks: receivers 0..NRECV-1, then senders */
@@ -331,17 +341,32 @@ inline finish(L, t) {
     fi
 }
 
-/* [F1] after a claim: wake one waiter of the other side if any is counted. */
+/* [F1] after a claim: wake one waiter of the other side if any is counted. A batch
+ * receive's second owed wake is made only if there is still a waiter and the room (read
+ * first) is more than the senders notified and not yet acted (read second), as
+ * zc__chan_wake_senders. */
 inline pay(L) {
     if
-    :: owe && L == RECV ->
-        owe = false;
+    :: owe > 0 && L == RECV ->
         if
         :: waiters[SEND] != 0 -> notify_one(SEND, res2)
+        :: else -> owe = 1            /* no one waits: stop */
+        fi;
+#if MUTANT_PAY_ONE
+        owe = 1;
+#endif
+        if
+        :: owe == 2 && waiters[SEND] != 0 ->
+            k2 = (closed -> 0 : CAP - (tail - head));
+            if
+            :: k2 > notified[SEND] -> notify_one(SEND, res2)
+            :: else -> skip
+            fi
         :: else -> skip
-        fi
-    :: owe && L == SEND ->
-        owe = false;
+        fi;
+        atomic { owe = 0; k2 = 0 }
+    :: owe > 0 && L == SEND ->
+        owe = 0;
         if
         :: waiters[RECV] != 0 -> notify_one(RECV, res2)
         :: else -> skip
@@ -378,7 +403,7 @@ inline try_send(s) {
     :: s == OK ->
         atomic { pub[k] = true; k = 0 };
 #if PAY_AFTER_FINISH && !MUTANT_CHECK_BEFORE_CLAIM
-        owe = true                    /* paid by the poll after its finish */
+        owe = 1                       /* paid by the poll after its finish */
 #else
         if
 #if MUTANT_CHECK_BEFORE_CLAIM
@@ -401,6 +426,13 @@ inline try_recv(s) {
         :: head >= CAP && !rel[head - CAP] -> s = PENDING
         :: (head < CAP || rel[head - CAP]) && head != tail && pub[head] ->
             k = head; head++; received++; s = OK
+#if BATCH_RECV
+        /* a batch of two in one claim: both published, the second's slot released by
+         * its previous lap's receiver; two wakes owed */
+        :: (head < CAP || rel[head - CAP]) && head + 1 < tail && pub[head] && pub[head + 1] &&
+           (head + 1 < CAP || rel[head + 1 - CAP]) ->
+            k = head; head = head + 2; received = received + 2; s = OK; owe = 2
+#endif
         :: (head < CAP || rel[head - CAP]) && head != tail && !pub[head] -> s = PENDING
         :: (head < CAP || rel[head - CAP]) && head == tail && closed -> s = CLOSED
         :: (head < CAP || rel[head - CAP]) && head == tail && !closed -> s = EMPTY
@@ -408,9 +440,13 @@ inline try_recv(s) {
     }
     if
     :: s == OK ->
-        atomic { rel[k] = true; k = 0 };
+        atomic { rel[k] = true; k = (owe == 2 -> k + 1 : 0) };
+        if
+        :: k > 0 -> atomic { rel[k] = true; k = 0 } /* a batch's second slot */
+        :: else -> skip
+        fi;
 #if PAY_AFTER_FINISH
-        owe = true                    /* paid by the poll after its finish */
+        owe = (owe == 2 -> 2 : 1)     /* paid by the poll after its finish */
 #else
         if
         :: waiters[SEND] != 0 -> notify_one(SEND, res2)
@@ -502,7 +538,8 @@ end_wait:
 
 proctype Receiver(byte t) {
     byte s, n, k, k2, budget;
-    bool res, res2, done, registered, quit, owe;
+    bool res, res2, done, registered, quit;
+    byte owe;
     byte cancels = CANCELS;
     do
     :: poll(RECV, t, s, EMPTY);
@@ -522,7 +559,8 @@ proctype Receiver(byte t) {
 
 proctype Sender(byte t) {
     byte s, n, k, k2, m, budget;
-    bool res, res2, done, registered, quit, owe;
+    bool res, res2, done, registered, quit;
+    byte owe;
     byte cancels = CANCELS;
     do
     :: m == MSGS -> break
