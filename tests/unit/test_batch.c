@@ -17,6 +17,7 @@
 #include <zchan/mpmc.h>
 
 #include "counting_waker.h"
+#include "inline_sender.h"
 #include "ring_batch.h" /* the ring itself, for the counter wrap-around test */
 #include "u64_channel.h"
 
@@ -652,12 +653,6 @@ static void test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_s
 /* Found by a break test of inline executors (as test_future.c's twins): a batch receive
  * polled again while still registered took a message, and the wake it owed a sender ran
  * an inline sender whose send woke this very future inside its poll. */
-static zc_send inline_sender;
-static zc_waker inline_sender_waker;
-static void inline_sender_wake(void *ctx) {
-    (void)ctx;
-    zc_send_poll(&inline_sender, &inline_sender_waker);
-}
 
 typedef struct inline_batch_recv {
     zc_recv_many f;
@@ -697,10 +692,8 @@ static void test_batch_receive_polled_again_while_registered_is_not_woken_inside
     size_t got;
     assert_int_equal(zc_recv_many_poll(&a.f, &a.w, &a.out, 1, &got), ZC_PENDING);
     send_u64(tx, 0x11); /* wakes r0 (lazy); full */
-    uint64_t m = 0x22;
-    zc_send_init(&inline_sender, tx, &m);
-    inline_sender_waker = (zc_waker){inline_sender_wake, NULL};
-    assert_int_equal(zc_send_poll(&inline_sender, &inline_sender_waker), ZC_PENDING);
+    inline_sender sender;
+    inline_sender_wait(&sender, tx, 0x22);
 
     inline_batch_drain(&a); /* the owner polls again, before any wake of a */
     assert_int_equal(a.max_depth, 1);
@@ -720,23 +713,6 @@ static void test_batch_receive_polled_again_while_registered_is_not_woken_inside
  * the wake has returned. So two wakes deep, not one level per sender (it was k deep, a
  * stack overflow at 30,000 senders; found by a break test). */
 enum { NEST = 200 };
-typedef struct nest_sender {
-    zc_send f;
-    zc_waker w;
-    uint64_t msg;
-    bool done;
-    int wakes;
-} nest_sender;
-static int sender_depth, sender_max;
-
-static void nest_sender_wake(void *ctx) {
-    nest_sender *t = ctx;
-    t->wakes++;
-    if (++sender_depth > sender_max) sender_max = sender_depth;
-    if (!t->done && zc_send_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
-    sender_depth--;
-}
-
 static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(void **state) {
     (void)state;
     zc_config cfg = {sizeof(uint64_t), NULL, NULL};
@@ -744,17 +720,12 @@ static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(
     zc_receiver *rx;
     assert_int_equal(zc_bounded(NEST, &cfg, &tx, &rx), ZC_OK);
     send_many(tx, NEST, 0, 0, ZC_OK, NEST);
-    static nest_sender ts[NEST];
-    for (int i = 0; i < NEST; i++) {
-        ts[i] = (nest_sender){.msg = NEST + (uint64_t)i};
-        ts[i].w = (zc_waker){nest_sender_wake, &ts[i]};
-        zc_send_init(&ts[i].f, tx, &ts[i].msg);
-        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
-    }
-    sender_depth = sender_max = 0;
+    static inline_sender ts[NEST];
+    for (int i = 0; i < NEST; i++) inline_sender_wait(&ts[i], tx, NEST + (uint64_t)i);
+    inline_depth = inline_max_depth = 0;
     expect_many(rx, NEST, NEST, 0); /* frees every slot: every sender goes in */
     for (int i = 0; i < NEST; i++) assert_true(ts[i].done);
-    assert_int_equal(sender_max, 2);
+    assert_int_equal(inline_max_depth, 2);
     expect_many(rx, NEST, NEST, NEST); /* in the order they registered */
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
@@ -773,13 +744,8 @@ static void test_recv_many_wakes_inline_senders_once_per_freed_slot(void **state
     zc_receiver *rx;
     assert_int_equal(zc_bounded(HERD_K, &cfg, &tx, &rx), ZC_OK);
     send_many(tx, HERD_K, 0, 0, ZC_OK, HERD_K);
-    static nest_sender ts[2 * HERD_K];
-    for (int i = 0; i < 2 * HERD_K; i++) {
-        ts[i] = (nest_sender){.msg = HERD_K + (uint64_t)i};
-        ts[i].w = (zc_waker){nest_sender_wake, &ts[i]};
-        zc_send_init(&ts[i].f, tx, &ts[i].msg);
-        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
-    }
+    static inline_sender ts[2 * HERD_K];
+    for (int i = 0; i < 2 * HERD_K; i++) inline_sender_wait(&ts[i], tx, HERD_K + (uint64_t)i);
     expect_many(rx, HERD_K, HERD_K, 0);
     for (int i = 0; i < HERD_K; i++) {
         assert_int_equal(ts[i].wakes, 1);
@@ -854,9 +820,9 @@ typedef struct nest_aon {
 
 static void nest_aon_wake(void *ctx) {
     nest_aon *t = ctx;
-    if (++sender_depth > sender_max) sender_max = sender_depth;
+    if (++inline_depth > inline_max_depth) inline_max_depth = inline_depth;
     if (!t->done && zc_send_many_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
-    sender_depth--;
+    inline_depth--;
 }
 
 static void test_all_or_nothing_futures_passing_on_inside_their_wakes_do_not_nest(void **state) {
@@ -873,10 +839,10 @@ static void test_all_or_nothing_futures_passing_on_inside_their_wakes_do_not_nes
         zc_send_many_init(&ts[i].f, tx, ts[i].msgs, 2, ZC_ALL_OR_NOTHING);
         assert_int_equal(zc_send_many_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
     }
-    sender_depth = sender_max = 0;
+    inline_depth = inline_max_depth = 0;
     expect_many(rx, 1, 1, 0); /* one slot: too little for every future */
     for (int i = 0; i < NEST; i++) assert_false(ts[i].done);
-    assert_true(sender_max <= 2);
+    assert_true(inline_max_depth <= 2);
     expect_many(rx, 1, 1, 1); /* two free now: the oldest still waiting goes in */
     int done = 0;
     for (int i = 0; i < NEST; i++) done += ts[i].done;

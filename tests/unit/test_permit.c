@@ -12,6 +12,7 @@
 #include <zchan/permit.h>
 
 #include "counting_waker.h"
+#include "inline_sender.h"
 #include "u64_channel.h"
 
 typedef struct fixture {
@@ -541,20 +542,6 @@ static void test_commit_letting_many_through_to_inline_receivers_does_not_nest_t
  * the k oldest senders once each and no one else (the first woken sender's pass-ons
  * filled the slots, and the release's k - 1 other wakes found the channel full). */
 enum { HERD_K = 10 };
-typedef struct inline_sender {
-    zc_send f;
-    zc_waker w;
-    uint64_t msg;
-    bool done;
-    int wakes;
-} inline_sender;
-
-static void inline_sender_wake(void *ctx) {
-    inline_sender *t = ctx;
-    t->wakes++;
-    if (!t->done && zc_send_poll(&t->f, &t->w) != ZC_PENDING) t->done = true;
-}
-
 static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void **state) {
     (void)state;
     fixture fx;
@@ -562,12 +549,7 @@ static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void 
     zc_permit p[HERD_K];
     for (int i = 0; i < HERD_K; i++) reserve_ok(fx.tx, &p[i]);
     static inline_sender ts[2 * HERD_K];
-    for (int i = 0; i < 2 * HERD_K; i++) {
-        ts[i] = (inline_sender){.msg = (uint64_t)i};
-        ts[i].w = (zc_waker){inline_sender_wake, &ts[i]};
-        zc_send_init(&ts[i].f, fx.tx, &ts[i].msg);
-        assert_int_equal(zc_send_poll(&ts[i].f, &ts[i].w), ZC_PENDING);
-    }
+    for (int i = 0; i < 2 * HERD_K; i++) inline_sender_wait(&ts[i], fx.tx, (uint64_t)i);
     for (int i = HERD_K - 1; i > 0; i--) assert_int_equal(zc_permit_release(&p[i]), ZC_OK);
     for (int i = 0; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
     assert_int_equal(zc_permit_release(&p[0]), ZC_OK);
