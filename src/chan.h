@@ -106,7 +106,7 @@ static inline zc_status zc__chan_send(zc__chan *ch, const void *msg) {
 static inline zc_status zc__chan_recv(zc__chan *ch, void *out) {
     unsigned owed = 0;
     zc_status s = zc__chan_recv_quiet(ch, out, &owed);
-    zc__chan_wake_senders(ch, owed);
+    if (owed) zc__chan_wake_senders(ch, owed); /* a call only when a slot was freed */
     return s;
 }
 
