@@ -37,8 +37,13 @@
  * the wake of another pass-on on the same list is left to that one, which makes it once
  * its wake has returned (still within the call that made the wake-up). So a batch that
  * wakes k waiters, a commit that releases k messages already queued behind it, or k
- * waiters cancelled in their wakes run two wakes deep, not k. Nothing is passed on once
- * a channel is closed, so the wakes of a close do not nest either. What still nests,
+ * waiters cancelled in their wakes run two wakes deep, not k. A call that owes several
+ * wakes (a batch, a release of several places) makes each after the first only while
+ * there is still more to take than the waiters already woken will take, so when the
+ * first woken waiter's pass-ons have used it all, the rest are not made: a receive of k
+ * from a full channel wakes k waiting senders under such an executor too, not 2k - 1.
+ * Nothing is passed on once a channel is closed, so the wakes of a close do not nest
+ * either. What still nests,
  * one level per operation, is a chain of real sends and receives between inline tasks,
  * each woken task's operation making the wake-up of the next: a commit into an empty
  * bounded(1) channel with k inline receivers and k inline senders waiting goes 2k deep
