@@ -187,8 +187,16 @@ static bool send_wake_has_work(zc__chan *ch) {
 /* The first wake as a single operation makes it; the others are tested, for under an
  * executor that polls inside the wake the first woken waiter's pass-on chain may
  * already have taken all that this call made available: ten freed slots woke nineteen
- * senders, nine of which found the channel full again (found by a break test; rule 5). */
+ * senders, nine of which found the channel full again (found by a break test; rule 5).
+ * With senders waiting, the holes that the call left at head are skipped first, and owe
+ * a wake each: a receive that reached a released place had freed its slot too, and woke
+ * one sender for two free slots while the other waited on (found by a break test; rule
+ * 4). Senders that come later need no wake for them: their attempt skips such a hole. */
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
+    if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
+    /* seq_cst: a guess (each skip's CAS validates it), after the call's claims. */
+    n += zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
+                                                               memory_order_seq_cst));
     for (size_t i = 0; i < n && zc__waitlist_has_waiters(&ch->send_waiters); i++)
         if ((i > 0 && !send_wake_has_work(ch)) || !zc__waitlist_notify_one(&ch->send_waiters))
             return;

@@ -257,13 +257,18 @@ zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed) {
      * free its slot, and those of the holes right after it (released earlier, newer
      * places), so that released places never keep slots nobody will come for. */
     size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-    if (head != pos) return ZC_OK;
+    if (head == pos) *freed = zc__ring_skip_holes(r, head);
+    return ZC_OK;
+}
+
+size_t zc__ring_skip_holes(zc__ring *r, size_t head) {
+    size_t n = 0;
     for (;;) {
         /* Acquire: pairs with the release's [S3] CAS that made the hole. */
         size_t st = atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
                                          memory_order_acquire);
-        if (!zc__ring_skip_hole(r, head, st)) return ZC_OK;
-        ++*freed;
+        if (!zc__ring_skip_hole(r, head, st)) return n;
+        ++n;
         head = zc__ring_next(r, head);
     }
 }

@@ -87,6 +87,12 @@ zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed);
 /* If stamp (the stamp of head's slot) is a hole, move head past it and free its slot:
  * true if this call did. */
 bool zc__ring_skip_hole(zc__ring *r, size_t head, size_t stamp);
+/* Skip the holes at the oldest place, one after another from head (a guess, validated
+ * by each skip's CAS), freeing their slots: how many this call skipped. A hole at head
+ * holds a slot that any sender may take (its attempt skips it), so a receive or release
+ * that leaves head on one has freed that slot too, and owes its waiting senders a wake
+ * for it (chan.c zc__chan_wake_senders). */
+size_t zc__ring_skip_holes(zc__ring *r, size_t head);
 /* The slot at head carries stamp, which has mark_bit: ZC_EMPTY (a reservation holds the
  * next place), ZC__RING_SKIPPED (this call skipped a hole), or ZC__RING_AGAIN. */
 zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);

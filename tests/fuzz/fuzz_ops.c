@@ -33,7 +33,9 @@
  *    messages from receivers, a commit or release wakes one receiver, which passes the
  *    wake on when it completes (waker rule 4): then at least one pending receiver is
  *    woken while messages can be received, not one per message; and a receive that
- *    skipped holes may wake one sender per slot it freed.
+ *    skipped holes may wake one sender per slot it freed. A receive that leaves holes at
+ *    the front while senders are registered skips them (their slots are free for any
+ *    sender), so a free slot held by a hole at the front cannot strand a sender.
  * Whatever the channel allocated must be freed once every handle is dropped (LeakSanitizer).
  *
  * Built with clang -fsanitize=fuzzer (tests/fuzz/run.sh). With FUZZ_STANDALONE defined
@@ -64,7 +66,7 @@ static const size_t elem_sizes[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100
 #define CHECK(cond, ...)                                                                   \
     do {                                                                                   \
         if (!(cond)) {                                                                     \
-            fprintf(stderr, "fuzz_ops: op %zu: ", ops_done);                              \
+            fprintf(stderr, "fuzz_ops: op %zu (byte 0x%02x): ", ops_done, op_byte);       \
             fprintf(stderr, __VA_ARGS__);                                                  \
             fprintf(stderr, "\n");                                                         \
             abort();                                                                       \
@@ -72,6 +74,7 @@ static const size_t elem_sizes[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100
     } while (0)
 
 static size_t ops_done;
+static unsigned op_byte; /* the op running, for the message of a failed CHECK */
 
 /* The payload of message id: its bytes say which message it is (as far as elem_size
  * allows) and differ from one position to the next. */
@@ -222,10 +225,22 @@ static zc_status expected_recv(void) {
     return S.m.closed ? ZC_CLOSED : ZC_EMPTY;
 }
 
-static void check_received(const unsigned char *got) {
+/* Whether a send future is registered: pending and not woken since it was last polled
+ * (a woken node is off the list). */
+static bool senders_registered(void) {
+    for (unsigned i = 0; i < FUTURES; i++)
+        if (S.sf[i].pending && S.sf[i].wakes == S.sf[i].seen) return true;
+    return false;
+}
+
+/* A receive took the oldest message. If senders were registered when it was called
+ * (registered: whether they were), it skips the holes it left at the front: their slots
+ * are free for any sender, and each owes a registered sender a wake. */
+static void check_received(const unsigned char *got, bool registered) {
     unsigned char want[MAX_ELEM];
     payload(model_pop(), S.m.elem_size, want);
     CHECK(memcmp(want, got, S.m.elem_size) == 0, "received a message out of order");
+    if (S.m.bounded && registered) model_skip_holes();
 }
 
 /* ---- handles ---- */
@@ -286,13 +301,14 @@ static void poll_recv(future_slot *f) {
     zc_status want = expected_recv();
     unsigned char out[MAX_ELEM + 1];
     memset(out, 0xee, sizeof out);
+    bool registered = senders_registered();
     zc_status st = zc_recv_poll(&f->recv, &w, out);
     f->seen = f->wakes;
     if (want == ZC_EMPTY) want = ZC_PENDING;
     CHECK(st == want, "recv poll gave %s, expected %s", zc_status_str(st),
           zc_status_str(want));
     f->pending = st == ZC_PENDING;
-    if (st == ZC_OK) check_received(out);
+    if (st == ZC_OK) check_received(out, registered);
     CHECK(out[S.m.elem_size] == 0xee, "recv wrote past elem_size");
 }
 
@@ -347,7 +363,8 @@ static void check_wakes(unsigned *recv_before, unsigned *send_before, bool wake_
     }
     if (!wake_all) {
         CHECK(new_r <= 1, "one op woke %u receivers", new_r);
-        CHECK(new_s <= 1 + S.m.holes_skipped, "one op woke %u senders", new_s);
+        CHECK(new_s <= 1 + S.m.holes_skipped, "one op woke %u senders (%zu holes skipped)", new_s,
+              S.m.holes_skipped);
     }
     size_t held = receivable(), room = free_slots();
     if (S.m.hidden && held > 0 && pending_r > 0) held = 1; /* woken ones pass it on */
@@ -509,6 +526,7 @@ static void do_op(unsigned char byte) {
     int t = live_tx(arg), r = live_rx(arg);
     unsigned char buf[MAX_ELEM + 1] = {0}, keep[MAX_ELEM];
     zc_status st, want;
+    bool registered; /* senders registered before a receive */
     switch (op) {
     case 0: /* try_send */
     case 1:
@@ -527,10 +545,11 @@ static void do_op(unsigned char byte) {
         if (r < 0) break;
         memset(buf, 0xee, sizeof buf);
         want = expected_recv();
+        registered = senders_registered();
         st = zc_try_recv(S.rx[r], buf);
         CHECK(st == want, "try_recv gave %s, expected %s", zc_status_str(st),
               zc_status_str(want));
-        if (st == ZC_OK) check_received(buf);
+        if (st == ZC_OK) check_received(buf, registered);
         CHECK(buf[S.m.elem_size] == 0xee, "try_recv wrote past elem_size");
         break;
     case 4: { /* start (or restart) a send future on a fresh message, or poll it */
@@ -615,10 +634,11 @@ static void do_op(unsigned char byte) {
         memset(buf, 0xee, sizeof buf);
         want = expected_recv();
         if (want == ZC_EMPTY) want = ZC_TIMEDOUT;
+        registered = senders_registered();
         st = zc_recv_timeout(S.rx[r], buf, 0);
         CHECK(st == want, "recv_timeout(0) gave %s, expected %s", zc_status_str(st),
               zc_status_str(want));
-        if (st == ZC_OK) check_received(buf);
+        if (st == ZC_OK) check_received(buf, registered);
         break;
     case 13: { /* bad arguments: ZC_EINVAL, nothing changes */
         zc_waker null_wake = {NULL, NULL};
@@ -676,6 +696,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             recv_before[k] = S.rf[k].wakes;
             send_before[k] = S.sf[k].wakes;
         }
+        op_byte = data[i];
         unsigned op = data[i] & 15;
         bool had = S.m.exists;
         S.m.holes_skipped = 0;
