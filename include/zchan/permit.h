@@ -18,7 +18,8 @@
  * in the order. When the released place is the oldest one, its slot and those of the
  * holes right after it are free at once; a hole behind a message or a held place keeps
  * its slot until the receive position reaches it (the receiver, or a sender that needs
- * that slot, skips it then). Source: the claim-then-publish of the LMAX Disruptor's
+ * that slot, skips it then; a receive that reaches it while senders wait skips it at
+ * once and wakes one for its slot). Source: the claim-then-publish of the LMAX Disruptor's
  * sequences and of DPDK's rte_ring zero-copy enqueue (enqueue_zc_start / finish), over
  * the per-slot stamps of the ring (src/ring.c): a reserved slot carries its position
  * with the ring's mark bit, a hole the next position with the mark bit.
