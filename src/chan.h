@@ -54,20 +54,19 @@ static inline void zc__chan_wake_receiver(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__waitlist_notify_one(&ch->recv_waiters);
 }
 
+/* Make n wake-ups owed to waiting senders (n slots freed on a bounded channel, plus one
+ * for each hole the call left at head) or receivers (n messages made receivable), after
+ * the seq_cst claims that freed or made them ([F1]): the first at once, each further one
+ * only while there is more to take than the waiters already woken and not yet polled
+ * will take (the pass-on's test, chan.c); it stops once no one waits. */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
+void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
 /* [F1] after a receive freed a slot with a seq_cst claim: look for a waiting sender
  * (with one, zc__chan_wake_senders: the receive may have left head on a hole). */
 static inline void zc__chan_wake_sender(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__chan_wake_senders(ch, 1);
 }
-
-/* Make n wake-ups owed to waiting senders (n slots freed on a bounded channel, plus one
- * for each hole the call left at head) or receivers (n messages made receivable), after
- * the seq_cst claims that freed or made them ([F1]): the first at once, each further one
- * only while there is more to take than the waiters already woken and not yet polled
- * will take (the pass-on's test, chan.c); it stops once no one waits. */
-void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
  * ZC_PENDING (a receiver is mid-release on the slot we need, or a sender is installing
