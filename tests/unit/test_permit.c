@@ -46,6 +46,16 @@ static void commit_u64(zc_permit *p, uint64_t v) {
     assert_int_equal(zc_permit_commit(p, &v), ZC_OK);
 }
 
+/* A bounded(2) channel holding message 1 and, behind it, a released place: a hole that
+ * keeps its slot until the receive position reaches it. */
+static void open_message_then_hole(fixture *fx) {
+    open_chan(fx, 2);
+    zc_permit p;
+    send_u64(fx->tx, 1);
+    reserve_ok(fx->tx, &p);
+    assert_int_equal(zc_permit_release(&p), ZC_OK);
+}
+
 static void test_committed_message_takes_its_place_at_reserve_time(void **state) {
     (void)state;
     fixture fx;
@@ -148,11 +158,7 @@ static void test_places_released_newest_first_are_all_free_again(void **state) {
 static void test_a_sender_skips_a_released_place_that_became_the_oldest(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 2);
-    zc_permit p;
-    send_u64(fx.tx, 1);
-    reserve_ok(fx.tx, &p);
-    assert_int_equal(zc_permit_release(&p), ZC_OK); /* behind 1: a hole for later */
+    open_message_then_hole(&fx);
     expect_u64(fx.rx, 1);                            /* now the hole is the oldest */
     send_u64(fx.tx, 2);
     send_u64(fx.tx, 3); /* needs the hole's slot: skips it, no false ZC_FULL */
@@ -262,11 +268,7 @@ static void test_a_receive_reaching_a_hole_wakes_a_sender_for_its_slot_too(void 
     (void)state;
     for (int how = 0; how < 3; how++) { /* try_recv, a receive future, try_recv_many */
         fixture fx;
-        open_chan(&fx, 2);
-        zc_permit p;
-        send_u64(fx.tx, 1);
-        reserve_ok(fx.tx, &p);
-        assert_int_equal(zc_permit_release(&p), ZC_OK); /* behind 1: a hole for later */
+        open_message_then_hole(&fx);
         counting_waker cw2;
         counting_waker_init(&cw2);
         zc_waker w2 = counting_waker_of(&cw2);
