@@ -190,8 +190,9 @@ static void wake_all(zc__bcast *ch) {
     zc__waitlist_notify_all(&ch->send_waiters);
 }
 
-/* Slots a waiting sender could take now: none once closed. */
-static size_t send_room(zc__bcast *ch) {
+/* Slots a waiting sender could take now: none once closed (zc__avail_fn). */
+static size_t send_room(void *arg) {
+    zc__bcast *ch = arg;
     lock(ch);
     uint64_t used = ch->tail - ch->head;
     size_t room = !ch->closed && used < ch->cap ? (size_t)(ch->cap - used) : 0;
@@ -201,13 +202,9 @@ static size_t send_room(zc__bcast *ch) {
 
 /* One wake per freed slot, to waiting senders ([M2]: after the unlock); beyond the
  * first, only while there is more room than the senders woken and not yet polled will
- * take, as chan.c's zc__chan_wake_senders (under an executor that polls inside the wake,
- * the first woken sender's pass-ons may have filled the room already). */
+ * take (zc__waitlist_notify_owed). */
 static void wake_senders(zc__bcast *ch, size_t freed) {
-    for (size_t i = 0; i < freed && zc__waitlist_has_waiters(&ch->send_waiters); i++)
-        if ((i > 0 && send_room(ch) <= zc__waitlist_notified(&ch->send_waiters)) ||
-            !zc__waitlist_notify_one(&ch->send_waiters))
-            return;
+    zc__waitlist_notify_owed(&ch->send_waiters, freed, send_room, ch);
 }
 
 /* Wake the receivers that were waiting when we looked (see the file comment). */
@@ -440,7 +437,7 @@ void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) 
 static void pass_on_send(void *arg) {
     zc__bcast *ch = arg;
     if (zc__waitlist_has_waiters(&ch->send_waiters) &&
-        send_room(ch) > zc__waitlist_notified(&ch->send_waiters))
+        zc__waitlist_wake_has_work(&ch->send_waiters, send_room, ch))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send, ch);
 }
 

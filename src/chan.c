@@ -170,25 +170,16 @@ static size_t chan_room(zc__chan *ch) {
 
 bool zc__chan_send_room(zc__chan *ch) { return chan_room(ch) > 0; }
 
-/* Whether a waiting receiver / sender woken now would find something that the waiters
- * woken and not yet polled will not take: the test of a pass-on and of a wake owed
- * beyond the first. What there is is read first, the count second (both seq_cst): a
- * woken waiter acting in between takes one and lowers the count, so the answer errs
- * towards a wake too many, never one too few. Nothing once closed: the close wakes
- * every waiter (chan_close), and one that links after its mark re-checks and sees it. */
-static bool recv_wake_has_work(zc__chan *ch) {
-    return !zc__chan_is_closed(ch) && chan_len(ch) > zc__waitlist_notified(&ch->recv_waiters);
+/* What a woken receiver / sender could take (zc__avail_fn). Nothing once closed: the
+ * close wakes every waiter (chan_close), and one that links after its mark re-checks and
+ * sees it. */
+static size_t recv_avail(void *ch) {
+    return zc__chan_is_closed(ch) ? 0 : chan_len(ch);
 }
 
-static bool send_wake_has_work(zc__chan *ch) {
-    return chan_room(ch) > zc__waitlist_notified(&ch->send_waiters);
-}
+static size_t send_avail(void *ch) { return chan_room(ch); }
 
-/* The first wake as a single operation makes it; the others are tested, for under an
- * executor that polls inside the wake the first woken waiter's pass-on chain may
- * already have taken all that this call made available: ten freed slots woke nineteen
- * senders, nine of which found the channel full again (found by a break test; rule 5).
- * With senders waiting, the holes that the call left at head are skipped first, and owe
+/* With senders waiting, the holes that the call left at head are skipped first, and owe
  * a wake each: a receive that reached a released place had freed its slot too, and woke
  * one sender for two free slots while the other waited on (found by a break test; rule
  * 4). Senders that come later need no wake for them: their attempt skips such a hole. */
@@ -197,15 +188,11 @@ void zc__chan_wake_senders(zc__chan *ch, size_t n) {
     /* seq_cst: a guess (each skip's CAS validates it), after the call's claims. */
     n += zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
                                                                memory_order_seq_cst));
-    for (size_t i = 0; i < n && zc__waitlist_has_waiters(&ch->send_waiters); i++)
-        if ((i > 0 && !send_wake_has_work(ch)) || !zc__waitlist_notify_one(&ch->send_waiters))
-            return;
+    zc__waitlist_notify_owed(&ch->send_waiters, n, send_avail, ch);
 }
 
 void zc__chan_wake_receivers(zc__chan *ch, size_t n) {
-    for (size_t i = 0; i < n && zc__waitlist_has_waiters(&ch->recv_waiters); i++)
-        if ((i > 0 && !recv_wake_has_work(ch)) || !zc__waitlist_notify_one(&ch->recv_waiters))
-            return;
+    zc__waitlist_notify_owed(&ch->recv_waiters, n, recv_avail, ch);
 }
 
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
@@ -223,12 +210,14 @@ static void pass_on_send_again(void *ch) { zc__chan_pass_on_send(ch); }
  * freed slots had woken up to nineteen senders; found by a break test; tests/model
  * checks it). */
 void zc__chan_pass_on_recv(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->recv_waiters) && recv_wake_has_work(ch))
+    if (zc__waitlist_has_waiters(&ch->recv_waiters) &&
+        zc__waitlist_wake_has_work(&ch->recv_waiters, recv_avail, ch))
         zc__waitlist_pass_on(&ch->recv_waiters, pass_on_recv_again, ch);
 }
 
 void zc__chan_pass_on_send(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->send_waiters) && send_wake_has_work(ch))
+    if (zc__waitlist_has_waiters(&ch->send_waiters) &&
+        zc__waitlist_wake_has_work(&ch->send_waiters, send_avail, ch))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }
 

@@ -58,7 +58,7 @@ static inline void zc__chan_wake_receiver(zc__chan *ch) {
  * for each hole the call left at head) or receivers (n messages made receivable), after
  * the seq_cst claims that freed or made them ([F1]): the first at once, each further one
  * only while there is more to take than the waiters already woken and not yet polled
- * will take (the pass-on's test, chan.c); it stops once no one waits. */
+ * will take (zc__waitlist_notify_owed); it stops once no one waits. */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 

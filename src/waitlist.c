@@ -184,6 +184,12 @@ static bool notify(zc__waitlist *wl, bool passing) {
 
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
+void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg) {
+    for (size_t i = 0; i < n && zc__waitlist_has_waiters(wl); i++)
+        if ((i > 0 && !zc__waitlist_wake_has_work(wl, avail, arg)) || !notify(wl, false))
+            return;
+}
+
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg) {
     struct waking *outermost = NULL;
     for (struct waking *f = tl_waking; f; f = f->outer)

@@ -69,6 +69,29 @@ static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
     return atomic_load_explicit(&wl->notified, memory_order_seq_cst);
 }
 
+/* What a waiter of a list woken now could take (messages, or free slots), read from the
+ * queue the list waits on (arg: the channel). */
+typedef size_t zc__avail_fn(void *arg);
+
+/* Whether a waiter of wl woken now would find something that the waiters woken and not
+ * yet acted will not take: the test of a pass-on and of a wake owed beyond the first.
+ * What there is (avail) is read first, the count second (seq_cst): a woken waiter
+ * acting in between takes one and lowers the count, so the answer errs towards a wake
+ * too many, never one too few. */
+static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *avail,
+                                              void *arg) {
+    size_t there = avail(arg);
+    return there > zc__waitlist_notified(wl);
+}
+
+/* Make n wake-ups owed to waiters of wl, after the seq_cst claims that made n messages or
+ * slots available ([F1]): the first at once, each further one only while
+ * zc__waitlist_wake_has_work, stopping once no one waits. Under an executor that polls
+ * inside the wake, the first woken waiter's pass-on chain may already have taken all
+ * that the call made available: ten freed slots woke nineteen senders, nine of which
+ * found the channel full again (found by a break test; rule 5). */
+void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg);
+
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its
  * caller's predicate, checked again), through zc__waitlist_pass_on. */
 typedef void zc__pass_on_fn(void *arg);
