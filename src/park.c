@@ -31,8 +31,8 @@
  *   The EMPTY -> PARKED step needs no release: the waker takes nothing from the sleeper
  *   but the instruction to wake it, and the futex (or zc__mu) orders the sleep.
  */
-#ifndef _DEFAULT_SOURCE
-#define _DEFAULT_SOURCE /* syscall(), clock_gettime() under -std=c11 */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall(), clock_gettime(), RUSAGE_THREAD under -std=c11 */
 #endif
 
 #include "park.h"
@@ -42,6 +42,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sched.h>
+#include <sys/resource.h> /* getrusage */
 #include <time.h>
 #include <unistd.h> /* _POSIX_CLOCK_SELECTION */
 #ifdef __linux__
@@ -136,16 +137,32 @@ unsigned zc__backoff_wait(unsigned step) {
     return step;
 }
 
-void zc__yield(void) {
-    static _Thread_local uint64_t last_nap_ns; /* 0: never */
+/* sched_yield, and whether it ran another thread on this CPU: Linux counts such a yield
+ * as an involuntary context switch of this thread (getrusage RUSAGE_THREAD, two system
+ * calls); elsewhere, whether it took ZC__YIELD_RAN_ANOTHER_NS. */
+static bool yield_ran_another(void) {
+#ifdef RUSAGE_THREAD
+    struct rusage before, after;
+    if (getrusage(RUSAGE_THREAD, &before) == 0) {
+        sched_yield();
+        return getrusage(RUSAGE_THREAD, &after) == 0 && after.ru_nivcsw != before.ru_nivcsw;
+    }
+#endif
     uint64_t start = zc__clock_ns();
     sched_yield();
-    uint64_t end = zc__clock_ns();
-    if (end - start < ZC__YIELD_RAN_ANOTHER_NS ||
-        (last_nap_ns != 0 && end - last_nap_ns < ZC__NAP_INTERVAL_NS))
+    return zc__clock_ns() - start >= ZC__YIELD_RAN_ANOTHER_NS;
+}
+
+void zc__yield(void) {
+    static _Thread_local uint64_t last_check_ns; /* 0: never */
+    uint64_t now = zc__clock_ns();
+    if (last_check_ns != 0 && now - last_check_ns < ZC__NAP_INTERVAL_NS) {
+        sched_yield();
         return;
-    last_nap_ns = end; /* also when no nap is taken: prctl at most once an interval */
-    if (nap()) last_nap_ns = zc__clock_ns();
+    }
+    /* Also when no nap follows: a check (and nap's prctl) at most once an interval. */
+    last_check_ns = now;
+    if (yield_ran_another() && nap()) last_check_ns = zc__clock_ns();
 }
 
 /* Take the permit if it is there. */

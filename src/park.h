@@ -46,12 +46,16 @@ uint64_t zc__deadline_ns(uint64_t timeout_ns);
  * (zc_send_blocking, zc_recv_blocking). Returns ZC_OK, ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
 zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 
-/* A sched_yield that takes at least this long ran another thread on this CPU. Measured
- * on the 2-vCPU development VM: 380 ns on average alone (20,000 calls), 1.5 µs at the
- * least when another thread yields on the same CPU. */
+/* Where the kernel does not count a thread's involuntary switches (Linux does:
+ * getrusage RUSAGE_THREAD), a sched_yield that takes at least this long ran another
+ * thread on this CPU. Measured on the 2-vCPU Intel Xeon VM: 380 ns on average alone
+ * (20,000 calls), 1.5 µs at the least when another thread yields on the same CPU. Not
+ * a rule everywhere: on the 2-vCPU AMD EPYC Firecracker guest every system call takes
+ * about 1 µs (getppid 1.0 µs, sched_yield alone 1.2-1.3 µs, 1.6-3.5 µs as the first
+ * after a sleep; 3.6 µs at the least when another thread yields on the same CPU). */
 #define ZC__YIELD_RAN_ANOTHER_NS 1000u
 
-/* At most one nap per thread in this interval (10 ms). */
+/* At most one check, and so one nap, per thread in this interval (10 ms). */
 #define ZC__NAP_INTERVAL_NS 10000000u
 
 /* A nap asks for this much sleep (20 µs). Not 1 ns: for a real-time thread (whose
@@ -67,17 +71,21 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 #define ZC__NAP_MAX_SLACK_NS 200000u
 
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
- * parks (zc__chan_snooze in chan.h, for block.c). If the yield ran another thread on this
- * CPU (it took ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of ZC__NAP_NS,
- * which lasts that plus the thread's timer slack: 70 µs with the default slack, 20 µs
- * for a real-time thread, whose slack the kernel ignores; no nap where the slack is above
- * ZC__NAP_MAX_SLACK_NS), at most once per ZC__NAP_INTERVAL_NS per thread.
+ * parks (zc__chan_snooze in chan.h, for block.c). The first yield of a thread, and then
+ * the first once ZC__NAP_INTERVAL_NS has passed since the last such, is checked: if it
+ * ran another thread on this CPU (an involuntary switch of this thread; elsewhere than
+ * Linux, a yield of ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of
+ * ZC__NAP_NS, which lasts that plus the thread's timer slack: 70 µs with the default
+ * slack, 20 µs for a real-time thread, whose slack the kernel ignores; no nap where the
+ * slack is above ZC__NAP_MAX_SLACK_NS). Other yields are a bare sched_yield. (Timing
+ * every yield against ZC__YIELD_RAN_ANOTHER_NS napped at every check on a machine whose
+ * system calls take 1 µs; test_yield.)
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever
  * places it again, and the kernel's periodic balancer leaves threads that ran a moment
  * ago where they are ("cache hot"). The wake-up after a nap puts the thread on an idle
- * CPU if there is one. Measured on the 2-vCPU VM, two threads bouncing a message over
+ * CPU if there is one. Measured on the 2-vCPU Xeon VM, two threads bouncing a message over
  * two bounded(1) channels, 2000 round trips (bench row 15-threads, --quick): without the
  * nap 7 of 12 runs had both threads on one CPU all along, at 2.4-4.0 µs a round trip,
  * against 0.4-0.7 µs on two CPUs; with it, 23 of 24 runs at 0.4-0.5 µs. One sender and
@@ -86,7 +94,7 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
  * keeps plain yields: by then the thread has either napped or found its CPU to itself,
  * and napping there too measured slower for 4 senders and 4 receivers on 2 CPUs (row 5:
  * 4.5 against 6.0 ms, medians of 15 interleaved runs, on a noisy host).
- * Thread-safe: the last nap's time is thread-local. */
+ * Thread-safe: the last check's time is thread-local. */
 void zc__yield(void);
 
 #endif /* ZCHAN_SRC_PARK_H */
