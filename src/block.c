@@ -70,51 +70,47 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
     return recv_wait(rx, out, timeout_ns, true);
 }
 
-/* Attempts a blocking call makes before it registers a waiter and parks, backing off
- * between them (a few rounds watching the slot it needs, then zc__yield, which naps once
- * if a yield ran another thread on this CPU): crossbeam's Backoff before its parking. A
- * partner thread that answers within a few microseconds is met with no waiter on the
- * list, so neither side pays for the list or the wake-up. On a bounded channel these
- * attempts never read the peer's index (zc__chan_send_spin): a waiting receiver that
- * read tail at every attempt would pull the senders' line into its cache, and the
- * sender's claim would have to fetch it back. So a receive on a closed, drained channel
- * is told ZC_CLOSED by the poll after the spin, a few microseconds late (milliseconds
- * if other threads are busy on its CPU: each yield may give one a time slice). Measured
- * on the 2-vCPU VM, two threads bouncing a message over two bounded(1) channels, 200,000
- * round trips: 690-870 ns a round trip with zc_try_send / zc_try_recv as the attempts,
- * 370-490 ns with these (bench row 15-threads).
- * 14 attempts (4 watching, 10 yielding), and no spin in the park after them: waiting
- * threads then sleep as soon as they have registered, and on an oversubscribed machine
- * the CPU they leave runs a thread that can move (a yield only offers it to threads
- * queued on the same CPU; sleeping lets the kernel's idle balancing bring one over).
- * Against 10 attempts and the park's 10 yields, medians of 20 interleaved runs on the
- * 2-vCPU VM (bench/run.sh rows; threads started together at a barrier): 4 sender and 4
- * receiver threads at capacity 16 (row 5) x0.55 (x0.31-0.79 in three other sets), 4
- * senders and 1 receiver (row 12) x0.86 (x0.71-0.82), 1 and 1 (rows 10, 11) x1.00 and
- * x1.03, two threads bouncing a message (row 15-threads) x0.99. With no spin in the park
- * but only 10 attempts, the bouncing pair was x1.12-1.73. */
-#define PRESPIN 14
-
+/* Before a blocking call registers a waiter and parks, it spins (zc__chan_snooze in
+ * chan.h: watching the slot it needs, then yielding, attempting after each round):
+ * crossbeam's Backoff before its parking. A partner thread that answers within a few
+ * microseconds is met with no waiter on the list, so neither side pays for the list or
+ * the wake-up. On a bounded channel these attempts never read the peer's index
+ * (zc__chan_send_spin): a waiting receiver that read tail at every attempt would pull the
+ * senders' line into its cache, and the sender's claim would have to fetch it back. So a
+ * receive on a closed, drained channel is told ZC_CLOSED by the poll after the spin, a
+ * few microseconds late (milliseconds if other threads are busy on its CPU: each yield
+ * may give one a time slice). Measured on the 2-vCPU Xeon VM, two threads bouncing a
+ * message over two bounded(1) channels, 200,000 round trips: 690-870 ns a round trip with
+ * zc_try_send / zc_try_recv as the attempts, 370-490 ns with these (bench row
+ * 15-threads).
+ * No spin in the park after them: waiting threads then sleep as soon as they have
+ * registered, and on an oversubscribed machine the CPU they leave runs a thread that can
+ * move (a yield only offers it to threads queued on the same CPU; sleeping lets the
+ * kernel's idle balancing bring one over). Against the park's 10 yields after 10
+ * attempts, medians of 20 interleaved runs on the Xeon VM (bench/run.sh rows; threads
+ * started together at a barrier): 4 sender and 4 receiver threads at capacity 16 (row 5)
+ * x0.55 (x0.31-0.79 in three other sets), 4 senders and 1 receiver (row 12) x0.86
+ * (x0.71-0.82), 1 and 1 (rows 10, 11) x1.00 and x1.03, two threads bouncing a message
+ * (row 15-threads) x0.99. With no spin in the park but only 10 attempts, the bouncing
+ * pair was x1.12-1.73. */
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
     if (tx && msg) {
-        zc__backoff b = ZC__BACKOFF_INIT;
-        for (int i = 0; i < PRESPIN; i++) {
+        zc__spin sp = ZC__SPIN_INIT;
+        do {
             zc_status s = zc__chan_send_spin(tx->ch, msg);
             if (s != ZC_FULL && s != ZC_PENDING) return s;
-            zc__chan_snooze(tx->ch, &b, false);
-        }
+        } while (zc__chan_snooze(tx->ch, &sp, false));
     }
     return send_wait(tx, msg, UINT64_MAX, false); /* NULL tx or msg: ZC_EINVAL */
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
     if (rx && out) {
-        zc__backoff b = ZC__BACKOFF_INIT;
-        for (int i = 0; i < PRESPIN; i++) {
+        zc__spin sp = ZC__SPIN_INIT;
+        do {
             zc_status s = zc__chan_recv_spin(rx->ch, out);
             if (s != ZC_EMPTY && s != ZC_PENDING) return s;
-            zc__chan_snooze(rx->ch, &b, true);
-        }
+        } while (zc__chan_snooze(rx->ch, &sp, true));
     }
     return recv_wait(rx, out, UINT64_MAX, false); /* NULL rx or out: ZC_EINVAL */
 }

@@ -149,20 +149,57 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
     return zc__chan_recv_fast(ch, out) ? ZC_OK : ZC_EMPTY;
 }
 
-/* Back off between two of those attempts: as zc__backoff_snooze, but a bounded channel's
- * spin rounds watch the slot the call needs (zc__ring_watch) instead of pausing blind,
- * and end as soon as it changes; past the spin rounds, zc__yield (which naps once if the
- * yield ran another thread on this CPU: see park.h). */
-static inline void zc__chan_snooze(zc__chan *ch, zc__backoff *b, bool recv) {
-    if (zc__backoff_spun_out(b)) {
-        zc__yield();
-    } else if (ch->bounded) {
-        zc__ring *r = &ch->q.ring;
-        zc__ring_watch(r, recv ? &r->head : &r->tail, 1u << b->step);
-        b->step++;
-    } else {
-        zc__backoff_snooze(b);
+/* A blocking call's spin before it registers and parks (block.c): first it watches the
+ * slot it needs for ZC__SPIN_WATCH_NS, attempting each time the slot changes or a round
+ * of pauses (1, 2, 4, then 8) ends; then it yields the CPU ZC__SPIN_YIELDS times
+ * (zc__yield, which may nap: park.h), attempting after each.
+ *
+ * The watch is timed, not counted: a pause takes 21 ns on the AMD EPYC Firecracker guest
+ * and about twice that on the Xeon VM, and a yield 1.2-1.3 µs there against 0.38 µs (every
+ * system call costs about 1 µs there). Counted as 4 rounds of 1-8 pauses (15 pauses),
+ * the watch ended after 0.3 µs on the EPYC, before a partner thread's reply (two threads
+ * bouncing a flag, no channel, take 0.6-1.9 µs a round trip there), and nearly every
+ * wait went on to yields: two threads bouncing a message (bench row 15-threads) took 1.9
+ * µs a round trip. Watching 0.5 µs, against the counted watch, on the EPYC (with
+ * park.c's yield check), 150 interleaved runs, medians of the per-run ratios: row
+ * 15-threads x0.41 (medians 1.69 and 0.55 µs; its runs are bimodal), row 10 x0.78, row 5
+ * x0.72, row 12 x0.92, rows 6 and 11 x1.00 and x1.04. Longer watches cost the oversubscribed
+ * row 12 (4 sender threads, 1 receiver, on 2 vCPUs), whose waiting senders keep the CPU
+ * from the receiver: 1 µs x1.03, 2 µs x1.30 (row 5 x0.65 and x0.57). */
+#define ZC__SPIN_WATCH_NS 500u
+#define ZC__SPIN_YIELDS 10u
+
+typedef struct zc__spin {
+    unsigned rounds;       /* watch rounds made */
+    unsigned yields;       /* yields made */
+    uint64_t watch_end_ns; /* zc__clock_ns() when the watch ends, set at the first round */
+} zc__spin;
+
+#define ZC__SPIN_INIT {0, 0, 0}
+
+/* Back off between two of those attempts; false once the spin is over (the caller
+ * registers and parks). A bounded channel's rounds watch the slot the call needs
+ * (zc__ring_watch) and end as soon as it changes; an unbounded one's pause. */
+static inline bool zc__chan_snooze(zc__chan *ch, zc__spin *sp, bool recv) {
+    if (sp->yields == 0) {
+        uint64_t now = zc__clock_ns();
+        if (sp->rounds == 0) sp->watch_end_ns = now + ZC__SPIN_WATCH_NS;
+        if (now < sp->watch_end_ns) {
+            unsigned pauses = 1u << (sp->rounds < 3 ? sp->rounds : 3);
+            sp->rounds++;
+            if (ch->bounded) {
+                zc__ring *r = &ch->q.ring;
+                zc__ring_watch(r, recv ? &r->head : &r->tail, pauses);
+            } else {
+                for (unsigned i = 0; i < pauses; i++) zc__cpu_relax();
+            }
+            return true;
+        }
     }
+    if (sp->yields == ZC__SPIN_YIELDS) return false;
+    sp->yields++;
+    zc__yield();
+    return true;
 }
 
 /* Whether a waiting sender could send now, for passing a wake-up on to one: the channel

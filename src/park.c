@@ -154,9 +154,10 @@ static bool yield_ran_another(void) {
 }
 
 void zc__yield(void) {
-    static _Thread_local uint64_t last_check_ns; /* 0: never */
+    static _Thread_local uint64_t last_check_ns; /* 0: no yield yet */
     uint64_t now = zc__clock_ns();
-    if (last_check_ns != 0 && now - last_check_ns < ZC__NAP_INTERVAL_NS) {
+    if (last_check_ns == 0) last_check_ns = now; /* the first check an interval on */
+    if (now - last_check_ns < ZC__NAP_INTERVAL_NS) {
         sched_yield();
         return;
     }

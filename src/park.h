@@ -71,15 +71,19 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 #define ZC__NAP_MAX_SLACK_NS 200000u
 
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
- * parks (zc__chan_snooze in chan.h, for block.c). The first yield of a thread, and then
- * the first once ZC__NAP_INTERVAL_NS has passed since the last such, is checked: if it
+ * parks (zc__chan_snooze in chan.h, for block.c). The first yield once
+ * ZC__NAP_INTERVAL_NS has passed since the thread's first yield, or since the last
+ * check, is checked: if it
  * ran another thread on this CPU (an involuntary switch of this thread; elsewhere than
  * Linux, a yield of ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of
  * ZC__NAP_NS, which lasts that plus the thread's timer slack: 70 µs with the default
  * slack, 20 µs for a real-time thread, whose slack the kernel ignores; no nap where the
  * slack is above ZC__NAP_MAX_SLACK_NS). Other yields are a bare sched_yield. (Timing
  * every yield against ZC__YIELD_RAN_ANOTHER_NS napped at every check on a machine whose
- * system calls take 1 µs; test_yield.)
+ * system calls take 1 µs; test_yield. No check at the first yield: one sender and one
+ * receiver thread (bench row 10, 0.2-0.6 ms a run) often began on one CPU, napped there
+ * 70 µs, and would have been spread over the CPUs by the kernel soon anyway; without
+ * that check x0.72 on the EPYC guest, 150 interleaved runs.)
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever
