@@ -12,9 +12,9 @@
  * returned, no call of the parker's wake is running or will come.
  *
  * zc_send_blocking and zc_recv_blocking first spin with the channel's own attempts
- * (chan.h zc__chan_send_spin / recv_spin: see PRESPIN below), then run the future, whose
- * park then sleeps at once (the timeout forms, which do not spin first, spin in the
- * park instead).
+ * (chan.h zc__chan_send_spin / recv_spin, zc__chan_snooze: see below), then run the
+ * future, whose park then sleeps at once (the timeout forms, which do not spin first,
+ * spin in the park instead).
  *
  * No atomics here: all synchronisation is in chan.h, the futures and the parker (park.c).
  */

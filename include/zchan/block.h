@@ -87,19 +87,20 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
 
 /**
  * Send one message, parking the calling thread while the channel is full. Before it
- * registers as a waiter it makes a few send attempts, backing off between them (a few
- * rounds watching the slot it needs, then sched_yield: a few microseconds in all), as
- * crossbeam's blocking calls do, so that a partner thread that frees a slot at once
- * costs no wake-up. On a bounded channel those attempts read only the senders' side of
- * the ring, never the receivers' index, so a waiting sender does not slow the receiver
- * it waits for. If a sched_yield there ran another thread on this CPU, the call sleeps
- * once for a moment (nanosleep: 20 µs plus the thread's timer slack, 70 µs by default;
- * never where the slack is above 200 µs), at most once per 10 ms per thread: two threads
- * waiting on each other by yielding can otherwise share one CPU while another idles, and
- * the kernel leaves them there; the wake-up moves the thread. Once registered it sleeps
- * at once (a futex, or the condvar fallback), without the brief spin of zc_parker_park:
- * on a machine with more runnable threads than CPUs a sleeping thread lets the kernel
- * give its CPU to one that can run, where a yielding one keeps it.
+ * registers as a waiter it makes a few send attempts, backing off between them
+ * (watching the slot it needs for 0.5 µs, then ten sched_yields: a few microseconds in
+ * all), as crossbeam's blocking calls do, so that a partner thread that frees a slot at
+ * once costs no wake-up. On a bounded channel those attempts read only the senders' side
+ * of the ring, never the receivers' index, so a waiting sender does not slow the receiver
+ * it waits for. At most once per 10 ms per thread one of those sched_yields is checked
+ * (Linux: getrusage): if it ran another thread on this CPU, the call sleeps once for a
+ * moment (nanosleep: 20 µs plus the thread's timer slack, 70 µs by default; never where
+ * the slack is above 200 µs): two threads waiting on each other by yielding can
+ * otherwise share one CPU while another idles, and the kernel leaves them there; the
+ * wake-up moves the thread. Once registered it sleeps at once (a futex, or the condvar
+ * fallback), without the brief spin of zc_parker_park: on a machine with more runnable
+ * threads than CPUs a sleeping thread lets the kernel give its CPU to one that can run,
+ * where a yielding one keeps it.
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.
