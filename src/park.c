@@ -154,16 +154,16 @@ static bool yield_ran_another(void) {
 }
 
 void zc__yield(void) {
-    static _Thread_local uint64_t last_check_ns; /* 0: no yield yet */
+    static _Thread_local uint64_t next_check_ns; /* 0: no yield yet */
     uint64_t now = zc__clock_ns();
-    if (last_check_ns == 0) last_check_ns = now; /* the first check an interval on */
-    if (now - last_check_ns < ZC__NAP_INTERVAL_NS) {
+    if (next_check_ns == 0) next_check_ns = now + ZC__NAP_FIRST_CHECK_NS;
+    if (now < next_check_ns) {
         sched_yield();
         return;
     }
     /* Also when no nap follows: a check (and nap's prctl) at most once an interval. */
-    last_check_ns = now;
-    if (yield_ran_another() && nap()) last_check_ns = zc__clock_ns();
+    next_check_ns = now + ZC__NAP_INTERVAL_NS;
+    if (yield_ran_another() && nap()) next_check_ns = zc__clock_ns() + ZC__NAP_INTERVAL_NS;
 }
 
 /* Take the permit if it is there. */

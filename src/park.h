@@ -58,6 +58,9 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 /* At most one check, and so one nap, per thread in this interval (10 ms). */
 #define ZC__NAP_INTERVAL_NS 10000000u
 
+/* A thread's first check comes this long (200 µs) after its first yield: see zc__yield. */
+#define ZC__NAP_FIRST_CHECK_NS 200000u
+
 /* A nap asks for this much sleep (20 µs). Not 1 ns: for a real-time thread (whose
  * timer slack the kernel ignores) a sleep that short has expired before the thread is
  * switched out, so it would never give the CPU away. Other threads sleep this plus
@@ -72,18 +75,22 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
  * parks (zc__chan_snooze in chan.h, for block.c). The first yield once
- * ZC__NAP_INTERVAL_NS has passed since the thread's first yield, or since the last
- * check, is checked: if it
+ * ZC__NAP_FIRST_CHECK_NS has passed since the thread's first yield, and then once
+ * ZC__NAP_INTERVAL_NS has passed since the last check, is checked: if it
  * ran another thread on this CPU (an involuntary switch of this thread; elsewhere than
  * Linux, a yield of ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of
  * ZC__NAP_NS, which lasts that plus the thread's timer slack: 70 µs with the default
  * slack, 20 µs for a real-time thread, whose slack the kernel ignores; no nap where the
  * slack is above ZC__NAP_MAX_SLACK_NS). Other yields are a bare sched_yield. (Timing
  * every yield against ZC__YIELD_RAN_ANOTHER_NS napped at every check on a machine whose
- * system calls take 1 µs; test_yield. No check at the first yield: one sender and one
- * receiver thread (bench row 10, 0.2-0.6 ms a run) often began on one CPU, napped there
- * 70 µs, and would have been spread over the CPUs by the kernel soon anyway; without
- * that check x0.72 on the EPYC guest, 150 interleaved runs.)
+ * system calls take 1 µs; test_yield.) When the first check comes, measured on the EPYC
+ * guest: at a thread's first yield, one sender and one receiver thread (bench row 10,
+ * 0.2-0.8 ms a run) that began on one CPU napped there 70 µs though the kernel would have
+ * spread them soon anyway (median 0.53 ms, 200 interleaved runs); 10 ms after it, 30% of
+ * quick two-thread ping-pongs (row 15-threads --quick, 2000 round trips) and 25% of row 10
+ * runs stayed on one CPU all along (5 µs a round trip; 3.5 ms); 1 ms after it, row 10's
+ * stuck runs took 1.5 ms; 50 µs and 200 µs after it: none of 80 ping-pongs stuck, row 10
+ * medians 0.32-0.33 ms, the two alike in 300 interleaved runs of rows 5 and 10-12.
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever
