@@ -81,6 +81,14 @@ static void stop_the_worker(pthread_t worker, const cpu_set_t *saved) {
     assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof *saved, saved), 0);
 }
 
+/* Run thread_main(arg) in a new thread, whose thread-locals (the yield check's time) are
+ * fresh, and wait for it. */
+static void run_in_a_new_thread(void *(*thread_main)(void *), void *arg) {
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, thread_main, arg), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+}
+
 static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **unused) {
     (void)unused;
     pthread_t worker;
@@ -136,9 +144,7 @@ static void *first_nap_main(void *arg) {
 static void test_a_thread_is_first_checked_a_while_after_its_first_yield(void **unused) {
     (void)unused;
     uint64_t first_nap_after = 0;
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, first_nap_main, &first_nap_after), 0);
-    assert_int_equal(pthread_join(t, NULL), 0);
+    run_in_a_new_thread(first_nap_main, &first_nap_after);
     assert_true(first_nap_after != UINT64_MAX);
     assert_true(first_nap_after >= ZC__NAP_FIRST_CHECK_NS);
 }
@@ -150,8 +156,8 @@ static void involuntary_and_voluntary(long *iv, long *v) {
     *v = ru.ru_nvcsw;
 }
 
-/* Yields with nothing else to run, one an interval, in a new thread (no yield timed
- * before); returns how many of those that switched to no other thread napped. A yield
+/* Yields with nothing else to run, one an interval, in a new thread (no yield before);
+ * returns how many of those that switched to no other thread napped. A yield
  * that runs another thread is an involuntary switch of this one (ru_nivcsw), a nap a
  * voluntary one. */
 static void *yield_alone_main(void *arg) {
@@ -179,9 +185,7 @@ static void *yield_alone_main(void *arg) {
 static void test_a_yield_that_runs_nothing_else_does_not_nap(void **unused) {
     (void)unused;
     long naps_alone = 0;
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, yield_alone_main, &naps_alone), 0);
-    assert_int_equal(pthread_join(t, NULL), 0);
+    run_in_a_new_thread(yield_alone_main, &naps_alone);
     if (naps_alone < 0) skip();
     assert_int_equal(naps_alone, 0);
 }
