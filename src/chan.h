@@ -155,17 +155,17 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
  * (zc__yield, which may nap: park.h), attempting after each.
  *
  * The watch is timed, not counted: a pause takes 21 ns on the AMD EPYC Firecracker guest
- * and about twice that on the Xeon VM, and a yield 1.2-1.3 µs there against 0.38 µs (every
- * system call costs about 1 µs there). Counted as 4 rounds of 1-8 pauses (15 pauses),
- * the watch ended after 0.3 µs on the EPYC, before a partner thread's reply (two threads
- * bouncing a flag, no channel, take 0.6-1.9 µs a round trip there), and nearly every
- * wait went on to yields: two threads bouncing a message (bench row 15-threads) took 1.9
- * µs a round trip. Watching 0.5 µs, against the counted watch, on the EPYC (with
+ * and about twice that on the Xeon VM, and a yield 1.2-1.3 µs there against 0.38 µs
+ * (every system call costs about 1 µs there). Counted as 4 rounds of 1-8 pauses (15
+ * pauses), the watch ended after 0.3 µs on the EPYC, before a partner thread's reply (two
+ * threads bouncing a flag, no channel, take 0.6-1.9 µs a round trip there), and nearly
+ * every wait went on to yields: two threads bouncing a message (bench row 15-threads)
+ * took 1.9 µs a round trip. Watching 0.5 µs, against the counted watch, on the EPYC (with
  * park.c's yield check), 150 interleaved runs, medians of the per-run ratios: row
  * 15-threads x0.41 (medians 1.69 and 0.55 µs; its runs are bimodal), row 10 x0.78, row 5
- * x0.72, row 12 x0.92, rows 6 and 11 x1.00 and x1.04. Longer watches cost the oversubscribed
- * row 12 (4 sender threads, 1 receiver, on 2 vCPUs), whose waiting senders keep the CPU
- * from the receiver: 1 µs x1.03, 2 µs x1.30 (row 5 x0.65 and x0.57). */
+ * x0.72, row 12 x0.92, rows 6 and 11 x1.00 and x1.04. Longer watches cost the
+ * oversubscribed row 12 (4 sender threads, 1 receiver, on 2 vCPUs), whose waiting senders
+ * keep the CPU from the receiver: 1 µs x1.03, 2 µs x1.30 (row 5 x0.65 and x0.57). */
 #define ZC__SPIN_WATCH_NS 500u
 #define ZC__SPIN_YIELDS 10u
 

@@ -76,36 +76,36 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 /* Give the CPU away for a moment: the yield stage of a blocking call's spin before it
  * parks (zc__chan_snooze in chan.h, for block.c). The first yield once
  * ZC__NAP_FIRST_CHECK_NS has passed since the thread's first yield, and then once
- * ZC__NAP_INTERVAL_NS has passed since the last check, is checked: if it
- * ran another thread on this CPU (an involuntary switch of this thread; elsewhere than
- * Linux, a yield of ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of
- * ZC__NAP_NS, which lasts that plus the thread's timer slack: 70 µs with the default
- * slack, 20 µs for a real-time thread, whose slack the kernel ignores; no nap where the
- * slack is above ZC__NAP_MAX_SLACK_NS). Other yields are a bare sched_yield. (Timing
- * every yield against ZC__YIELD_RAN_ANOTHER_NS napped at every check on a machine whose
- * system calls take 1 µs; test_yield.) When the first check comes, measured on the EPYC
- * guest: at a thread's first yield, one sender and one receiver thread (bench row 10,
- * 0.2-0.8 ms a run) that began on one CPU napped there 70 µs though the kernel would have
- * spread them soon anyway (median 0.53 ms, 200 interleaved runs); 10 ms after it, 30% of
- * quick two-thread ping-pongs (row 15-threads --quick, 2000 round trips) and 25% of row 10
- * runs stayed on one CPU all along (5 µs a round trip; 3.5 ms); 1 ms after it, row 10's
- * stuck runs took 1.5 ms; 50 µs and 200 µs after it: none of 80 ping-pongs stuck, row 10
- * medians 0.32-0.33 ms, the two alike in 300 interleaved runs of rows 5 and 10-12.
+ * ZC__NAP_INTERVAL_NS has passed since the last check, is checked: if it ran another
+ * thread on this CPU (an involuntary switch of this thread; elsewhere than Linux, a yield
+ * of ZC__YIELD_RAN_ANOTHER_NS or more), nap once (a nanosleep of ZC__NAP_NS, which lasts
+ * that plus the thread's timer slack: 70 µs with the default slack, 20 µs for a real-time
+ * thread, whose slack the kernel ignores; no nap where the slack is above
+ * ZC__NAP_MAX_SLACK_NS). Other yields are a bare sched_yield. (Timing every yield against
+ * ZC__YIELD_RAN_ANOTHER_NS napped at every check on a machine whose system calls take 1
+ * µs; test_yield.) When the first check comes, measured on the EPYC guest: at a thread's
+ * first yield, one sender and one receiver thread (bench row 10, 0.2-0.8 ms a run) that
+ * began on one CPU napped there 70 µs though the kernel would have spread them soon
+ * anyway (median 0.53 ms, 200 interleaved runs); 10 ms after it, 30% of quick two-thread
+ * ping-pongs (row 15-threads --quick, 2000 round trips) and 25% of row 10 runs stayed on
+ * one CPU all along (5 µs a round trip; 3.5 ms); 1 ms after it, row 10's stuck runs took
+ * 1.5 ms; 50 µs and 200 µs after it: none of 80 ping-pongs stuck, row 10 medians
+ * 0.32-0.33 ms, the two alike in 300 interleaved runs of rows 5 and 10-12.
  *
  * Why: two threads that wait for each other by yielding can share one CPU while another
- * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever
- * places it again, and the kernel's periodic balancer leaves threads that ran a moment
- * ago where they are ("cache hot"). The wake-up after a nap puts the thread on an idle
- * CPU if there is one. Measured on the 2-vCPU Xeon VM, two threads bouncing a message over
- * two bounded(1) channels, 2000 round trips (bench row 15-threads, --quick): without the
- * nap 7 of 12 runs had both threads on one CPU all along, at 2.4-4.0 µs a round trip,
- * against 0.4-0.7 µs on two CPUs; with it, 23 of 24 runs at 0.4-0.5 µs. One sender and
- * one receiver thread (row 10): median 1.84 -> 0.61 ms. A CPU that is oversubscribed
- * for real loses at most one nap per thread per 10 ms. The parker's own spin (park.c)
- * keeps plain yields: by then the thread has either napped or found its CPU to itself,
- * and napping there too measured slower for 4 senders and 4 receivers on 2 CPUs (row 5:
- * 4.5 against 6.0 ms, medians of 15 interleaved runs, on a noisy host).
- * Thread-safe: the last check's time is thread-local. */
+ * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever places
+ * it again, and the kernel's periodic balancer leaves threads that ran a moment ago where
+ * they are ("cache hot"). The wake-up after a nap puts the thread on an idle CPU if there
+ * is one. Measured on the 2-vCPU Xeon VM, two threads bouncing a message over two
+ * bounded(1) channels, 2000 round trips (bench row 15-threads, --quick): without the nap
+ * 7 of 12 runs had both threads on one CPU all along, at 2.4-4.0 µs a round trip, against
+ * 0.4-0.7 µs on two CPUs; with it, 23 of 24 runs at 0.4-0.5 µs. One sender and one
+ * receiver thread (row 10): median 1.84 -> 0.61 ms. A CPU that is oversubscribed for real
+ * loses at most one nap per thread per 10 ms. The parker's own spin (park.c) keeps plain
+ * yields: by then the thread has either napped or found its CPU to itself, and napping
+ * there too measured slower for 4 senders and 4 receivers on 2 CPUs (row 5: 4.5 against
+ * 6.0 ms, medians of 15 interleaved runs, on a noisy host). Thread-safe: the next check's
+ * time is thread-local. */
 void zc__yield(void);
 
 #endif /* ZCHAN_SRC_PARK_H */
