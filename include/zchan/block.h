@@ -64,7 +64,9 @@ ZC_EXPORT zc_waker zc_parker_waker(zc_parker *p);
  *
  * @param p  An initialised parker; only one thread parks on it at a time. NULL returns
  *           at once.
- * Progress: spins briefly (a few µs), then sleeps (futex, or condvar fallback).
+ * Progress: spins briefly (10 yields, a few µs), then sleeps (futex, or condvar
+ * fallback). With a busy thread on the same CPU each yield can give it a time slice
+ * (milliseconds): then the wait is that much later to start sleeping.
  */
 ZC_EXPORT void zc_parker_park(zc_parker *p);
 
@@ -72,7 +74,9 @@ ZC_EXPORT void zc_parker_park(zc_parker *p);
  * As zc_parker_park, waiting at most timeout_ns nanoseconds (CLOCK_MONOTONIC).
  *
  * @param p           An initialised parker.
- * @param timeout_ns  Nanoseconds; 0 only checks; UINT64_MAX waits forever.
+ * @param timeout_ns  Nanoseconds; 0 only checks; UINT64_MAX waits forever. The spin
+ *                    stops once the timeout has passed, so a busy thread on the same
+ *                    CPU makes the return at most about one time slice late.
  * @return ZC_OK (the permit was consumed); ZC_TIMEDOUT (no permit in time);
  *         ZC_EINVAL (p NULL).
  */

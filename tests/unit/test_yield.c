@@ -1,6 +1,7 @@
 /*
  * Unit tests of zc__yield (src/park.h): the yield of a waiting thread, which naps once
- * when the yield ran another thread on its CPU, at most once per ZC__NAP_INTERVAL_NS.
+ * when the yield ran another thread on its CPU, at most once per ZC__NAP_INTERVAL_NS; and
+ * the parker's spin of yields beside a busy thread.
  *
  * A nap is a real block, which the kernel counts as a voluntary context switch of the
  * thread (getrusage RUSAGE_THREAD, ru_nvcsw); sched_yield is not one. Linux only (CPU
@@ -26,6 +27,8 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+
+#include <zchan/zchan.h>
 
 #include "park.h"
 
@@ -59,8 +62,23 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-/* This thread and a worker on this thread's CPU; the old affinity in *saved. */
-static void share_a_cpu_with_a_worker(pthread_t *worker, cpu_set_t *saved) {
+/* A thread busy with work of its own: it never yields, and gives the CPU up only when
+ * the kernel's time slice ends. */
+static atomic_bool hog_running;
+
+static void *hog_main(void *arg) {
+    (void)arg;
+    /* Relaxed: flags; nothing is read through them. */
+    atomic_store_explicit(&hog_running, true, memory_order_relaxed);
+    while (!atomic_load_explicit(&stop_working, memory_order_relaxed)) {
+    }
+    return NULL;
+}
+
+/* This thread and a thread running thread_main (worker_main or hog_main) on this thread's
+ * CPU; the old affinity in *saved. */
+static void share_a_cpu_with(void *(*thread_main)(void *), pthread_t *worker,
+                             cpu_set_t *saved) {
     int cpu = sched_getcpu();
     if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof *saved, saved) != 0) skip();
     cpu_set_t one;
@@ -71,7 +89,7 @@ static void share_a_cpu_with_a_worker(pthread_t *worker, cpu_set_t *saved) {
     assert_int_equal(pthread_attr_init(&attr), 0);
     assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof one, &one), 0);
     atomic_store_explicit(&stop_working, false, memory_order_relaxed);
-    assert_int_equal(pthread_create(worker, &attr, worker_main, NULL), 0);
+    assert_int_equal(pthread_create(worker, &attr, thread_main, NULL), 0);
     pthread_attr_destroy(&attr);
 }
 
@@ -93,7 +111,7 @@ static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **
     (void)unused;
     pthread_t worker;
     cpu_set_t saved;
-    share_a_cpu_with_a_worker(&worker, &saved);
+    share_a_cpu_with(worker_main, &worker, &saved);
     /* Rounds an interval apart, so that a nap is due at the first yield of each, the one
      * checked: it runs the worker and naps, and no other yield of the round naps. A
      * round may nap not at all: its checked yield can find nothing else to run (the
@@ -122,7 +140,7 @@ static void *first_nap_main(void *arg) {
     uint64_t *first_nap_after = arg;
     pthread_t worker;
     cpu_set_t saved;
-    share_a_cpu_with_a_worker(&worker, &saved);
+    share_a_cpu_with(worker_main, &worker, &saved);
     *first_nap_after = UINT64_MAX;
     long v0 = voluntary_switches();
     uint64_t t0 = now_ns();
@@ -196,7 +214,7 @@ static void test_no_nap_when_the_timer_slack_is_large(void **unused) {
     (void)unused;
     pthread_t worker;
     cpu_set_t saved;
-    share_a_cpu_with_a_worker(&worker, &saved);
+    share_a_cpu_with(worker_main, &worker, &saved);
     long slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     assert_int_equal(prctl(PR_SET_TIMERSLACK, 50 * 1000000UL, 0, 0, 0), 0);
 
@@ -218,7 +236,76 @@ static void test_no_nap_when_the_timer_slack_is_large(void **unused) {
     assert_true(longest < 20 * 1000000u); /* a 50 ms nap would show here too */
 }
 
+/* What timed_waits_main measured, in ns. */
+typedef struct timed_waits {
+    uint64_t slice; /* the longest of a few sched_yields beside the busy thread */
+    uint64_t parks; /* five zc_parker_park_timeout of 1 ms, with no wake */
+    uint64_t recvs; /* five zc_recv_timeout of 1 ms on an empty channel */
+} timed_waits;
+
+/* In a new thread that shares its CPU with a busy thread: timed waits that time out. */
+static void *timed_waits_main(void *arg) {
+    timed_waits *t = arg;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
+    zc_parker p;
+    zc_parker_init(&p);
+    pthread_t hog;
+    cpu_set_t saved;
+    atomic_store_explicit(&hog_running, false, memory_order_relaxed);
+    share_a_cpu_with(hog_main, &hog, &saved);
+    while (!atomic_load_explicit(&hog_running, memory_order_relaxed)) sched_yield();
+
+    /* A yield can come back at once (the busy thread has just run, and the kernel is not
+     * yet due to let it run again): the longest of a few. */
+    for (int i = 0; i < 5 && t->slice < 1000000u; i++) {
+        uint64_t t0 = now_ns();
+        sched_yield();
+        uint64_t took = now_ns() - t0;
+        if (took > t->slice) t->slice = took;
+    }
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(zc_parker_park_timeout(&p, 1000000), ZC_TIMEDOUT);
+    t->parks = now_ns() - t0;
+    uint64_t out;
+    t0 = now_ns();
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(zc_recv_timeout(rx, &out, 1000000), ZC_TIMEDOUT);
+    t->recvs = now_ns() - t0;
+
+    stop_the_worker(hog, &saved);
+    zc_parker_destroy(&p);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+    return NULL;
+}
+
+/* Found by a break test: with a busy thread on the waiting thread's CPU, each of the ten
+ * yields of the parker's spin gave it a whole time slice (3.2-4 ms here), and the spin
+ * did not look at the deadline: a park or a receive with a timeout of 1 ms returned
+ * after 14 ms. Now the spin ends once the deadline has passed: one slice late at most. */
+static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void **unused) {
+    (void)unused;
+    timed_waits t = {0};
+    run_in_a_new_thread(timed_waits_main, &t);
+    print_message("slice %llu us, five 1 ms parks %llu us, five 1 ms receives %llu us\n",
+                  (unsigned long long)(t.slice / 1000),
+                  (unsigned long long)(t.parks / 1000),
+                  (unsigned long long)(t.recvs / 1000));
+    if (t.slice < 1000000u) skip(); /* the busy thread did not run: no slice */
+    assert_true(t.parks < 5 * (1000000u + 2 * t.slice));
+    assert_true(t.recvs < 5 * (1000000u + 2 * t.slice));
+}
+
 #else
+
+static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void **unused) {
+    (void)unused;
+    skip();
+}
 
 static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **unused) {
     (void)unused;
@@ -248,6 +335,7 @@ int main(void) {
         cmocka_unit_test(test_no_nap_when_the_timer_slack_is_large),
         cmocka_unit_test(test_a_yield_that_runs_nothing_else_does_not_nap),
         cmocka_unit_test(test_a_thread_is_first_checked_a_while_after_its_first_yield),
+        cmocka_unit_test(test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
