@@ -70,7 +70,7 @@ run() {
             n=$((n + 1))
             mv waitlist.pml.trail "waitlist$n.trail"
             echo "    $(grep -m1 -E 'assertion violated|invalid end state' pan.out)"
-            echo "    replay: cd $work && cp waitlist$n.trail waitlist.pml.trail &&"
+            echo "    replay: cd $(pwd) && cp waitlist$n.trail waitlist.pml.trail &&"
             echo "            spin -t -p -g $1 waitlist.pml"
             keep=1
         fi
@@ -78,20 +78,44 @@ run() {
     rm -f waitlist.pml.trail
 }
 
-failed=0
-n=0
-if [ "$mutants" = 0 ]; then
-    echo "model: waitlist.pml, FIX_PENDING=$fix"
-    total=0
-    printf '%s\n' "$configs" >configs
+# one INDEX NAME DEFINES: check job INDEX (a configuration, or with --mutants a mutant)
+# in its own directory; print its line, and leave INDEX.states, INDEX.failed if it
+# failed, and INDEX.done once it has finished.
+one() {
+    mkdir "$work/$1" && cd "$work/$1" && cp "$work/waitlist.pml" . || exit 1
+    n=0
+    if [ "$mutants" = 0 ]; then
+        run "$3 -DFIX_PENDING=$fix" 1
+        printf '  %-48s %10s states  %s\n' "$2" "$states" "$verdict"
+        [ "$verdict" = held ] || : >"$work/$1.failed"
+    else
+        run "$3 -DFIX_PENDING=1" 0
+        if [ "$verdict" = violated ]; then
+            printf '  %-24s caught after %s states\n' "$2" "$states"
+        else
+            printf '  %-24s NOT CAUGHT (%s states)\n' "$2" "$states"
+            : >"$work/$1.failed"
+        fi
+    fi
+    echo "${states:-0}" >"$work/$1.states"
+    : >"$work/$1.done"
+}
+
+# lane K: the jobs whose index is K modulo $lanes, one after another. The lanes run at
+# once, one a CPU (two at most: the largest configuration stores 62 million states).
+lane() {
+    i=0
     while IFS='|' read -r name defines; do
         [ -n "$name" ] || continue
-        run "$defines -DFIX_PENDING=$fix" 1
-        printf '  %-48s %10s states  %s\n' "$name" "$states" "$verdict"
-        [ "$verdict" = held ] || failed=1
-        total=$((total + states))
-    done <configs
-    echo "states explored in all: $total"
+        i=$((i + 1))
+        [ $(((i - 1) % lanes)) = "$1" ] || continue
+        (one "$i" "$name" "$defines") >"$work/$i.out" 2>&1
+    done <"$work/jobs"
+}
+
+if [ "$mutants" = 0 ]; then
+    echo "model: waitlist.pml, FIX_PENDING=$fix"
+    printf '%s\n' "$configs" >"$work/jobs"
 else
     echo "mutants of waitlist.pml (FIX_PENDING=1 as the correct baseline): each must fail"
     for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM PAY_ONE; do
@@ -99,15 +123,38 @@ else
         # A batch receive's second owed wake matters only with two senders waiting on a
         # capacity of two; without cancels, the first woken sender's pass-on covers it.
         [ "$m" = PAY_ONE ] && config="-DNRECV=1 -DNSEND=2 -DMSGS=2 -DCAP=2 -DBATCH_RECV=1 -DCLOSE_AT_END=0"
-        run "$config -DFIX_PENDING=1 -DMUTANT_$m=1" 0
-        if [ "$verdict" = violated ]; then
-            printf '  %-24s caught after %s states\n' "$m" "$states"
-        else
-            printf '  %-24s NOT CAUGHT (%s states)\n' "$m" "$states"
-            failed=1
-        fi
-    done
+        printf '%s|%s\n' "$m" "$config -DMUTANT_$m=1"
+    done >"$work/jobs"
 fi
+lanes=$(nproc 2>/dev/null || echo 1)
+[ "$lanes" -gt 2 ] && lanes=2
+k=1
+while [ "$k" -lt "$lanes" ]; do
+    lane "$k" &
+    k=$((k + 1))
+done
+lane 0
+wait
+
+failed=0
+total=0
+jobs=$(grep -c '|' "$work/jobs")
+i=1
+while [ "$i" -le "$jobs" ]; do
+    cat "$work/$i.out"
+    if [ ! -f "$work/$i.done" ]; then
+        echo "  job $i did not finish"
+        failed=1
+    else
+        total=$((total + $(cat "$work/$i.states")))
+        if [ -f "$work/$i.failed" ]; then
+            failed=1
+            [ "$mutants" = 1 ] || keep=1 # the trail and its replay command
+        fi
+    fi
+    i=$((i + 1))
+done
+[ "$mutants" = 1 ] || echo "states explored in all: $total"
 if [ "$keep" = 1 ]; then
     trap - EXIT
     echo "work directory kept: $work"
