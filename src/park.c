@@ -174,6 +174,11 @@ static bool take_permit(_Atomic unsigned int *state) {
                                                    memory_order_acquire, memory_order_relaxed);
 }
 
+/* Whether deadline_ns (ZC__NO_DEADLINE: none) has passed. */
+static bool deadline_passed(uint64_t deadline_ns) {
+    return deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns;
+}
+
 /* Look for the permit PARK_SPIN times, yielding between; stop early once deadline_ns has
  * passed (a yield that gives a busy thread on this CPU its time slice takes milliseconds:
  * ten of them made a park of 1 ms last 14 ms). */
@@ -185,7 +190,7 @@ static bool spin_for_permit(_Atomic unsigned int *state, uint64_t deadline_ns) {
             take_permit(state))
             return true;
         PARK_RELAX();
-        if (deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns) break;
+        if (deadline_passed(deadline_ns)) break;
     }
     return false;
 }
@@ -347,7 +352,7 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin) {
     if (p == NULL) return ZC_EINVAL;
     _Atomic unsigned int *state = state_of(p);
     if (take_permit(state)) return ZC_OK;
-    if (deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns) return ZC_TIMEDOUT;
+    if (deadline_passed(deadline_ns)) return ZC_TIMEDOUT;
     if ((spin && spin_for_permit(state, deadline_ns)) || park_slow(p, deadline_ns))
         return ZC_OK;
     return ZC_TIMEDOUT;

@@ -42,8 +42,9 @@ uint64_t zc__deadline_ns(uint64_t timeout_ns);
 /* As zc_parker_park_timeout, until deadline_ns on zc__clock_ns's clock. A deadline
  * already past only checks for the permit; ZC__NO_DEADLINE waits until woken. spin:
  * look for the permit a few times, yielding, before sleeping (park.c, PARK_SPIN; no
- * more yields once deadline_ns has passed); false sleeps at once, for a caller that has just spun on its own attempts
- * (zc_send_blocking, zc_recv_blocking). Returns ZC_OK, ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
+ * more yields once deadline_ns has passed); false sleeps at once, for a caller that has
+ * just spun on its own attempts (zc_send_blocking, zc_recv_blocking). Returns ZC_OK,
+ * ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
 zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 
 /* Where the kernel does not count a thread's involuntary switches (Linux does:

@@ -72,7 +72,6 @@ run() {
             echo "    $(grep -m1 -E 'assertion violated|invalid end state' pan.out)"
             echo "    replay: cd $(pwd) && cp waitlist$n.trail waitlist.pml.trail &&"
             echo "            spin -t -p -g $1 waitlist.pml"
-            keep=1
         fi
     fi
     rm -f waitlist.pml.trail
