@@ -77,10 +77,10 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
  * the wake-up. On a bounded channel these attempts never read the peer's index
  * (zc__chan_send_spin): a waiting receiver that read tail at every attempt would pull the
  * senders' line into its cache, and the sender's claim would have to fetch it back. So a
- * receive looks for the close (on tail) only before each yield, and a closed, drained
- * channel is told ZC_CLOSED by the poll after the watch (0.5 µs late; before, after the
- * ten yields too: 12-16 ms with a busy thread on its CPU, each yield giving that thread
- * a time slice; test_yield). Measured on the 2-vCPU Xeon VM, two threads bouncing a
+ * receive looks for the close (on tail) only once, before its first yield: a channel
+ * closed and drained before the call is told ZC_CLOSED by the poll after the watch (0.5
+ * µs late; before, after the ten yields too: 12-16 ms with a busy thread on its CPU,
+ * each yield giving that thread a time slice; test_yield). Measured on the 2-vCPU Xeon VM, two threads bouncing a
  * message over two bounded(1) channels, 200,000 round trips: 690-870 ns a round trip with
  * zc_try_send / zc_try_recv as the attempts, 370-490 ns with these (bench row
  * 15-threads).

@@ -119,8 +119,9 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
 /**
  * Receive one message, parking the calling thread while the channel is empty. Tries
  * first as zc_send_blocking does (on a bounded channel its attempts read only the
- * receivers' side of the ring, and it looks for the close before each yield: on a
- * closed and drained channel ZC_CLOSED comes after the 0.5 µs watch, with no yield).
+ * receivers' side of the ring, and it looks for the close once, before its first
+ * yield: on a channel closed and drained before the call ZC_CLOSED comes after the 0.5
+ * µs watch, with no yield; a close during the yields is seen after them).
  *
  * @param rx   Receiver handle.
  * @param out  elem_size writable bytes; written only on ZC_OK.
