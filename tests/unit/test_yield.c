@@ -318,7 +318,8 @@ static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void 
  * senders' index, where the close mark is, so a receive on a closed, drained channel
  * learnt of the close only after the spin's ten yields, and beside a busy thread each
  * yield gave it a time slice: ZC_CLOSED came 12-16 ms late, at every call. Now the spin
- * looks for the close before each yield: five such calls take less than one slice. */
+ * looks for the close before its first yield: five such calls take microseconds (less
+ * than two slices, so that one preemption of this thread does not fail the test). */
 static void test_closed_is_told_without_yielding_beside_a_busy_thread(void **unused) {
     (void)unused;
     timed_waits t = {0};
@@ -327,7 +328,7 @@ static void test_closed_is_told_without_yielding_beside_a_busy_thread(void **unu
                   (unsigned long long)(t.slice / 1000),
                   (unsigned long long)(t.closed / 1000));
     if (t.slice == 0) skip();
-    assert_true(t.closed < t.slice);
+    assert_true(t.closed < 2 * t.slice);
 }
 
 #else
