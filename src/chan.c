@@ -41,6 +41,7 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     atomic_init(&ch->receivers, 1);
     atomic_init(&ch->handles, 2);
     ch->bounded = bounded;
+    ch->ring8 = bounded && cfg->elem_size == 8;
     ch->elem_size = cfg->elem_size;
     ch->drop_msg = cfg->drop_msg;
     ch->drop_ctx = cfg->drop_ctx;
@@ -255,13 +256,40 @@ static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
     }
 }
 
+zc_status zc__chan_sent_wake(zc__chan *ch) {
+    zc__waitlist_notify_one(&ch->recv_waiters);
+    return ZC_OK;
+}
+
+zc_status zc__chan_received_wake(zc__chan *ch) {
+    zc__chan_wake_senders(ch, 1);
+    return ZC_OK;
+}
+
+/* zc_try_send's first attempt on a channel other than a ring8 one (chan.h); ch is tx's. */
+static ZC__NOINLINE zc_status try_send_first(zc_sender *tx, const void *msg, zc__chan *ch) {
+    return zc__chan_send_fast(ch, msg) ? ZC_OK : try_send_slow(tx, msg);
+}
+
+static ZC__NOINLINE zc_status try_recv_first(zc_receiver *rx, void *out, zc__chan *ch) {
+    return zc__chan_recv_fast(ch, out) ? ZC_OK : try_recv_slow(rx, out);
+}
+
 zc_status zc_try_send(zc_sender *tx, const void *msg) {
-    if (ZC__LIKELY(tx && msg) && zc__chan_send_fast(tx->ch, msg)) return ZC_OK;
+    if (ZC__LIKELY(tx && msg)) {
+        zc__chan *ch = tx->ch;
+        if (!ZC__LIKELY(ch->ring8)) return try_send_first(tx, msg, ch);
+        if (zc__ring_push_first(&ch->q.ring, msg, 8)) return zc__chan_sent(ch);
+    }
     return try_send_slow(tx, msg);
 }
 
 zc_status zc_try_recv(zc_receiver *rx, void *out) {
-    if (ZC__LIKELY(rx && out) && zc__chan_recv_fast(rx->ch, out)) return ZC_OK;
+    if (ZC__LIKELY(rx && out)) {
+        zc__chan *ch = rx->ch;
+        if (!ZC__LIKELY(ch->ring8)) return try_recv_first(rx, out, ch);
+        if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
+    }
     return try_recv_slow(rx, out);
 }
 

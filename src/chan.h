@@ -42,6 +42,7 @@ struct zc__chan {
     _Atomic size_t receivers;
     _Atomic size_t handles; /* senders + receivers: the last one frees the channel */
     bool bounded;
+    bool ring8; /* bounded, with 8-byte messages: the first attempts' inline path */
     size_t elem_size;
     void (*drop_msg)(void *msg, void *ctx);
     void *drop_ctx;
@@ -129,6 +130,25 @@ static inline bool zc__chan_recv_fast(zc__chan *ch, void *out) {
     if (!zc__ring_pop_fast(&ch->q.ring, out)) return false;
     zc__chan_wake_sender(ch);
     return true;
+}
+
+/* The public first attempts (zc_send_poll, zc_recv_poll, zc_try_send, zc_try_recv) on a
+ * ring8 channel inline zc__ring_push_first / pop_first with the constant 8, whose copy is
+ * one move: the attempt makes no call, so the function saves no register (gcc places a
+ * prologue at entry, for every path), and zc__chan_sent / received make the wake of a
+ * waiting peer ([F1]) a tail call. Every other channel goes on to an out-of-line
+ * function with the general attempt. Callgrind, bench rows 1 and 3 (bounded, 8-byte
+ * messages): 175 -> 141 and 131 -> 103 instructions a send+receive pair; rows 2 and 4
+ * (unbounded) pay the extra step: 203 -> 214 and 166 -> 181. */
+zc_status zc__chan_sent_wake(zc__chan *ch);     /* wakes a receiver; ZC_OK */
+zc_status zc__chan_received_wake(zc__chan *ch); /* wakes a sender; ZC_OK */
+
+static inline zc_status zc__chan_sent(zc__chan *ch) {
+    return zc__waitlist_has_waiters(&ch->recv_waiters) ? zc__chan_sent_wake(ch) : ZC_OK;
+}
+
+static inline zc_status zc__chan_received(zc__chan *ch) {
+    return zc__waitlist_has_waiters(&ch->send_waiters) ? zc__chan_received_wake(ch) : ZC_OK;
 }
 
 /* The attempts of a blocking call's spin before it parks (block.c): on a bounded channel

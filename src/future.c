@@ -97,15 +97,34 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     return s;
 }
 
+/* zc_send_poll's first attempt on a channel other than a ring8 one (chan.h); ch and
+ * msg are f's, passed on in registers. */
+static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc__chan *ch,
+                                              const void *msg) {
+    if (zc__chan_send_fast(ch, msg)) {
+        f->zc__done = ZC_OK + 1;
+        return ZC_OK;
+    }
+    return send_poll_slow(f, w);
+}
+
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
     /* The fast path: a fresh future (never registered) whose first attempt sends. The
      * node is checked before the attempt: one that is registered or holds a wake-up must
-     * be taken off its list after a send (zc__send_wait does it). */
-    if (ZC__LIKELY(f && f->zc__tx && f->zc__msg && w && w->wake && !f->zc__done &&
-                   zc__waitlist_is_idle(&f->zc__node)) &&
-        zc__chan_send_fast(f->zc__tx->ch, f->zc__msg)) {
-        f->zc__done = ZC_OK + 1;
-        return ZC_OK;
+     * be taken off its list after a send (zc__send_wait does it). The node's state is
+     * read first (acquire), the future's other fields after it: read before it, they
+     * would be loaded again after it. The ring8 path is chan.h's. */
+    if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
+        zc_sender *tx = f->zc__tx;
+        const void *msg = f->zc__msg;
+        if (ZC__LIKELY(tx && msg && !f->zc__done)) {
+            zc__chan *ch = tx->ch;
+            if (!ZC__LIKELY(ch->ring8)) return send_poll_first(f, w, ch, msg);
+            if (zc__ring_push_first(&ch->q.ring, msg, 8)) {
+                f->zc__done = ZC_OK + 1;
+                return zc__chan_sent(ch);
+            }
+        }
     }
     return send_poll_slow(f, w);
 }
@@ -168,13 +187,24 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     }
 }
 
+/* zc_recv_poll's first attempt on a channel other than a ring8 one (chan.h), f's. */
+static ZC__NOINLINE zc_status recv_poll_first(zc_recv *f, const zc_waker *w, void *out,
+                                              zc__chan *ch) {
+    if (zc__chan_recv_fast(ch, out)) return ZC_OK;
+    return recv_poll_slow(f, w, out);
+}
+
 zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
     /* The fast path, as zc_send_poll's: a future never registered whose first attempt
      * receives. */
-    if (ZC__LIKELY(f && f->zc__rx && w && w->wake && out &&
-                   zc__waitlist_is_idle(&f->zc__node)) &&
-        zc__chan_recv_fast(f->zc__rx->ch, out))
-        return ZC_OK;
+    if (ZC__LIKELY(f && w && w->wake && out && zc__waitlist_is_idle(&f->zc__node))) {
+        zc_receiver *rx = f->zc__rx;
+        if (ZC__LIKELY(rx != NULL)) {
+            zc__chan *ch = rx->ch;
+            if (!ZC__LIKELY(ch->ring8)) return recv_poll_first(f, w, out, ch);
+            if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
+        }
+    }
     return recv_poll_slow(f, w, out);
 }
 

@@ -147,14 +147,15 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out);
  * and with nothing changed. A waiting sender that spins on it (block.c) leaves the
  * receivers' line alone. Both fast paths read every field they need before the claiming
  * CAS: the CAS is a compiler barrier, after which the plain fields would be loaded
- * again. */
-static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
+ * again. elem_size is r->elem_size; a caller that knows it to be 8 passes the constant
+ * (chan.h's ring8), and then the copy is one move and the attempt makes no call. */
+static inline bool zc__ring_push_first(zc__ring *r, const void *msg, size_t elem_size) {
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     size_t index = tail & (r->mark_bit - 1); /* a marked (closed) tail fails the stamp check */
     unsigned char *slot = zc__ring_slot(r, index);
     _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
-    size_t next = zc__ring_next(r, tail), elem_size = r->elem_size;
+    size_t next = zc__ring_next(r, tail);
     /* [A1] pairs with [R2] (ring.c map): the slot's previous message was copied out. */
     if (atomic_load_explicit(stamp, memory_order_acquire) == tail &&
         /* [S1] seq_cst claim; see the map in ring.c. */
@@ -170,20 +171,25 @@ static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
     return false;
 }
 
+static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
+    return zc__ring_push_first(r, msg, r->elem_size);
+}
+
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
     return zc__ring_push_fast(r, msg) ? ZC_OK : zc__ring_push_slow(r, msg);
 }
 
 /* The first attempt alone: true if a message was copied out; false for anything else
  * (empty, closed, a reservation or hole, contention, a sender mid-write), found without
- * reading tail (the senders' line) and with nothing changed. */
-static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
+ * reading tail (the senders' line) and with nothing changed. elem_size as for
+ * zc__ring_push_first. */
+static inline bool zc__ring_pop_first(zc__ring *r, void *out, size_t elem_size) {
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     size_t index = head & (r->mark_bit - 1);
     unsigned char *slot = zc__ring_slot(r, index);
     _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
-    size_t next = zc__ring_next(r, head), elem_size = r->elem_size, one_lap = r->one_lap;
+    size_t next = zc__ring_next(r, head), one_lap = r->one_lap;
     /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
     if (atomic_load_explicit(stamp, memory_order_acquire) == head + 1 &&
         /* [S1] seq_cst claim. */
@@ -197,6 +203,10 @@ static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
         return true;
     }
     return false;
+}
+
+static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
+    return zc__ring_pop_first(r, out, r->elem_size);
 }
 
 static inline zc_status zc__ring_pop(zc__ring *r, void *out) {

@@ -1179,8 +1179,71 @@ static void test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons
     zc_receiver_drop(rx);
 }
 
+/* The futures take an inline path on bounded channels of 8-byte messages and the general
+ * one on every other channel (chan.h's ring8): on both, messages of every size come out
+ * byte-exact (the receive writes exactly elem_size bytes: the canary after them stays),
+ * a send wakes a pending receiver once, and a receive wakes a pending sender once. */
+static void futures_carry_messages_of_size(size_t cap, size_t elem_size) {
+    enum { CANARY = 16, ROUNDS = 6 };
+    zc_config cfg = {elem_size, NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(cap == 0 ? zc_unbounded(&cfg, &tx, &rx) : zc_bounded(cap, &cfg, &tx, &rx),
+                     ZC_OK);
+    unsigned char msg[64], out[64 + CANARY];
+    assert_true(elem_size <= 64);
+    counting_waker rw, sw;
+    counting_waker_init(&rw);
+    counting_waker_init(&sw);
+    zc_waker rwk = counting_waker_of(&rw), swk = counting_waker_of(&sw);
+    zc_recv r;
+    zc_send s;
+    zc_recv_init(&r, rx);
+    for (unsigned round = 0; round < ROUNDS; round++) { /* past a lap of a small ring */
+        memset(out, 0xcc, sizeof out);
+        assert_int_equal(zc_recv_poll(&r, &rwk, out), ZC_PENDING);
+        for (size_t j = 0; j < elem_size; j++) msg[j] = (unsigned char)(round * 31 + j * 7 + 1);
+        zc_send_init(&s, tx, msg);
+        assert_int_equal(zc_send_poll(&s, &swk), ZC_OK);
+        assert_int_equal(counting_waker_count(&rw), round + 1); /* the send woke it */
+        assert_int_equal(zc_recv_poll(&r, &rwk, out), ZC_OK);
+        assert_memory_equal(out, msg, elem_size);
+        for (size_t j = elem_size; j < sizeof out; j++) assert_int_equal(out[j], 0xcc);
+    }
+    if (cap == 1) {
+        /* Full: a pending send, woken once by the receive that frees the slot. */
+        uint64_t first[8] = {0}, second[8] = {0};
+        memset(first, 0x5a, sizeof first);
+        memset(second, 0xa5, sizeof second);
+        zc_send_init(&s, tx, first);
+        assert_int_equal(zc_send_poll(&s, &swk), ZC_OK);
+        zc_send s2;
+        zc_send_init(&s2, tx, second);
+        assert_int_equal(zc_send_poll(&s2, &swk), ZC_PENDING);
+        assert_int_equal(zc_recv_poll(&r, &rwk, out), ZC_OK);
+        assert_memory_equal(out, first, elem_size);
+        assert_int_equal(counting_waker_count(&sw), 1);
+        assert_int_equal(zc_send_poll(&s2, &swk), ZC_OK);
+        assert_int_equal(zc_recv_poll(&r, &rwk, out), ZC_OK);
+        assert_memory_equal(out, second, elem_size);
+    }
+    zc_recv_cancel(&r);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_futures_carry_messages_of_every_size_on_every_path(void **state) {
+    (void)state;
+    static const size_t sizes[] = {1, 3, 4, 7, 8, 9, 16, 24, 64};
+    static const size_t caps[] = {1, 4, 0};
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            futures_carry_messages_of_size(caps[c], sizes[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_futures_carry_messages_of_every_size_on_every_path),
         cmocka_unit_test(
             test_recv_poll_on_empty_channel_returns_pending_and_a_send_wakes_it_once),
         cmocka_unit_test(test_recv_poll_with_a_message_waiting_completes_at_once),
