@@ -80,10 +80,10 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
  * receive looks for the close (on tail) only once, before its first yield: a channel
  * closed and drained before the call is told ZC_CLOSED by the poll after the watch (0.5
  * µs late; before, after the ten yields too: 12-16 ms with a busy thread on its CPU,
- * each yield giving that thread a time slice; test_yield). Measured on the 2-vCPU Xeon VM, two threads bouncing a
- * message over two bounded(1) channels, 200,000 round trips: 690-870 ns a round trip with
- * zc_try_send / zc_try_recv as the attempts, 370-490 ns with these (bench row
- * 15-threads).
+ * each yield giving that thread a time slice; test_yield). Measured on the 2-vCPU Xeon
+ * VM, two threads bouncing a message over two bounded(1) channels, 200,000 round trips:
+ * 690-870 ns a round trip with zc_try_send / zc_try_recv as the attempts, 370-490 ns
+ * with these (bench row 15-threads).
  * No spin in the park after them: waiting threads then sleep as soon as they have
  * registered, and on an oversubscribed machine the CPU they leave runs a thread that can
  * move (a yield only offers it to threads queued on the same CPU; sleeping lets the

@@ -222,7 +222,8 @@ static inline bool zc__chan_snooze(zc__chan *ch, zc__spin *sp, bool recv) {
      * is told by the poll after the spin without the yields, each of which may give a
      * busy thread a time slice. (Before every yield, the senders' line pulled away
      * that often cost rows 10-12 x1.09-1.23.) */
-    if (recv && sp->yields == 0 && ch->bounded && zc__ring_is_closed(&ch->q.ring)) return false;
+    if (recv && sp->yields == 0 && ch->bounded && zc__ring_is_closed(&ch->q.ring))
+        return false;
     sp->yields++;
     zc__yield();
     return true;
