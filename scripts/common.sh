@@ -4,12 +4,18 @@
 # zc_need_packages PKG...: install the Debian packages that are missing, quietly.
 # Uses sudo only when not root; prints apt's log only if apt fails. A machine without
 # dpkg (not Debian) is left alone: the build then says what it lacks.
+# A name without an architecture means this machine's (or "all"): the check looks at the
+# architecture too, since dpkg-query also answers for a foreign one, as the libcmocka-dev:
+# arm64 that scripts/cross.sh installs (then test.sh's build found no cmocka).
 zc_need_packages() {
     command -v dpkg-query >/dev/null || return 0
-    local missing=() p
+    local missing=() p arch native
+    native="($(dpkg --print-architecture)|all)"
     for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
-            || missing+=("$p")
+        arch=$native
+        case $p in *:*) arch='[^ ]+' ;; esac
+        dpkg-query -W -f='${Status} ${Architecture}\n' "$p" 2>/dev/null |
+            grep -qE "^install ok installed $arch\$" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     local sudo=() log
