@@ -42,6 +42,7 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     atomic_init(&ch->handles, 2);
     ch->bounded = bounded;
     ch->ring8 = bounded && cfg->elem_size == 8;
+    ch->seg8 = !bounded && cfg->elem_size == 8;
     ch->elem_size = cfg->elem_size;
     ch->drop_msg = cfg->drop_msg;
     ch->drop_ctx = cfg->drop_ctx;
@@ -266,7 +267,8 @@ zc_status zc__chan_received_wake(zc__chan *ch) {
     return ZC_OK;
 }
 
-/* zc_try_send's first attempt on a channel other than a ring8 one (chan.h); ch is tx's. */
+/* zc_try_send's first attempt on a channel other than a ring8 or seg8 one (chan.h); ch is
+ * tx's. */
 static ZC__NOINLINE zc_status try_send_first(zc_sender *tx, const void *msg, zc__chan *ch) {
     return zc__chan_send_fast(ch, msg) ? ZC_OK : try_send_slow(tx, msg);
 }
@@ -278,8 +280,13 @@ static ZC__NOINLINE zc_status try_recv_first(zc_receiver *rx, void *out, zc__cha
 zc_status zc_try_send(zc_sender *tx, const void *msg) {
     if (ZC__LIKELY(tx && msg)) {
         zc__chan *ch = tx->ch;
-        if (!ZC__LIKELY(ch->ring8)) return try_send_first(tx, msg, ch);
-        if (zc__ring_push_first(&ch->q.ring, msg, 8)) return zc__chan_sent(ch);
+        if (ZC__LIKELY(ch->ring8)) {
+            if (zc__ring_push_first(&ch->q.ring, msg, 8)) return zc__chan_sent(ch);
+        } else if (ch->seg8) {
+            if (zc__segq_push_first(&ch->q.segq, msg, 8)) return zc__chan_sent(ch);
+        } else {
+            return try_send_first(tx, msg, ch);
+        }
     }
     return try_send_slow(tx, msg);
 }
@@ -287,8 +294,13 @@ zc_status zc_try_send(zc_sender *tx, const void *msg) {
 zc_status zc_try_recv(zc_receiver *rx, void *out) {
     if (ZC__LIKELY(rx && out)) {
         zc__chan *ch = rx->ch;
-        if (!ZC__LIKELY(ch->ring8)) return try_recv_first(rx, out, ch);
-        if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
+        if (ZC__LIKELY(ch->ring8)) {
+            if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
+        } else if (ch->seg8) {
+            if (zc__segq_pop_first(&ch->q.segq, out, 8)) return ZC_OK;
+        } else {
+            return try_recv_first(rx, out, ch);
+        }
     }
     return try_recv_slow(rx, out);
 }

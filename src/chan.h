@@ -43,6 +43,7 @@ struct zc__chan {
     _Atomic size_t handles; /* senders + receivers: the last one frees the channel */
     bool bounded;
     bool ring8; /* bounded, with 8-byte messages: the first attempts' inline path */
+    bool seg8;  /* unbounded, with 8-byte messages: likewise */
     size_t elem_size;
     void (*drop_msg)(void *msg, void *ctx);
     void *drop_ctx;
@@ -136,10 +137,14 @@ static inline bool zc__chan_recv_fast(zc__chan *ch, void *out) {
  * ring8 channel inline zc__ring_push_first / pop_first with the constant 8, whose copy is
  * one move: the attempt makes no call, so the function saves no register (gcc places a
  * prologue at entry, for every path), and zc__chan_sent / received make the wake of a
- * waiting peer ([F1]) a tail call. Every other channel goes on to an out-of-line
- * function with the general attempt. Callgrind, bench rows 1 and 3 (bounded, 8-byte
- * messages): 175 -> 141 and 131 -> 103 instructions a send+receive pair; rows 2 and 4
- * (unbounded) pay the extra step: 203 -> 214 and 166 -> 181. */
+ * waiting peer ([F1]) a tail call. A seg8 channel inlines zc__segq_push_first /
+ * pop_first the same way (a receive that finds its sender still writing goes on out of
+ * line: zc__segq_pop_finish). Every other channel goes on to an out-of-line function with
+ * the general attempt. Callgrind, bench rows 1 and 3 (bounded, 8-byte messages): 175 ->
+ * 141 and 131 -> 103 instructions a send+receive pair (session 16); rows 2 and 4
+ * (unbounded): 203 -> 214 and 166 -> 181 with the ring path alone, 173 and 139 with the
+ * segment path too, which costs rows 1 and 3 a saved register in zc_recv_poll (141 ->
+ * 144, 103 -> 104; time level). */
 zc_status zc__chan_sent_wake(zc__chan *ch);     /* wakes a receiver; ZC_OK */
 zc_status zc__chan_received_wake(zc__chan *ch); /* wakes a sender; ZC_OK */
 

@@ -97,7 +97,7 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     return s;
 }
 
-/* zc_send_poll's first attempt on a channel other than a ring8 one (chan.h); ch and
+/* zc_send_poll's first attempt on a channel other than a ring8 or seg8 one (chan.h); ch and
  * msg are f's, passed on in registers. */
 static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc__chan *ch,
                                               const void *msg) {
@@ -113,16 +113,24 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
      * node is checked before the attempt: one that is registered or holds a wake-up must
      * be taken off its list after a send (zc__send_wait does it). The node's state is
      * read first (acquire), the future's other fields after it: read before it, they
-     * would be loaded again after it. The ring8 path is chan.h's. */
+     * would be loaded again after it. The ring8 and seg8 paths are chan.h's. */
     if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
         zc_sender *tx = f->zc__tx;
         const void *msg = f->zc__msg;
         if (ZC__LIKELY(tx && msg && !f->zc__done)) {
             zc__chan *ch = tx->ch;
-            if (!ZC__LIKELY(ch->ring8)) return send_poll_first(f, w, ch, msg);
-            if (zc__ring_push_first(&ch->q.ring, msg, 8)) {
-                f->zc__done = ZC_OK + 1;
-                return zc__chan_sent(ch);
+            if (ZC__LIKELY(ch->ring8)) {
+                if (zc__ring_push_first(&ch->q.ring, msg, 8)) {
+                    f->zc__done = ZC_OK + 1;
+                    return zc__chan_sent(ch);
+                }
+            } else if (ch->seg8) {
+                if (zc__segq_push_first(&ch->q.segq, msg, 8)) {
+                    f->zc__done = ZC_OK + 1;
+                    return zc__chan_sent(ch);
+                }
+            } else {
+                return send_poll_first(f, w, ch, msg);
             }
         }
     }
@@ -187,7 +195,8 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     }
 }
 
-/* zc_recv_poll's first attempt on a channel other than a ring8 one (chan.h), f's. */
+/* zc_recv_poll's first attempt on a channel other than a ring8 or seg8 one (chan.h); f's
+ * arguments. */
 static ZC__NOINLINE zc_status recv_poll_first(zc_recv *f, const zc_waker *w, void *out,
                                               zc__chan *ch) {
     if (zc__chan_recv_fast(ch, out)) return ZC_OK;
@@ -201,8 +210,13 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
         zc_receiver *rx = f->zc__rx;
         if (ZC__LIKELY(rx != NULL)) {
             zc__chan *ch = rx->ch;
-            if (!ZC__LIKELY(ch->ring8)) return recv_poll_first(f, w, out, ch);
-            if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
+            if (ZC__LIKELY(ch->ring8)) {
+                if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
+            } else if (ch->seg8) {
+                if (zc__segq_pop_first(&ch->q.segq, out, 8)) return ZC_OK;
+            } else {
+                return recv_poll_first(f, w, out, ch);
+            }
         }
     }
     return recv_poll_slow(f, w, out);

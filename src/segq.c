@@ -141,6 +141,19 @@ struct zc__seg *zc__seg_wait_next(struct zc__seg *s) {
     }
 }
 
+void zc__segq_pop_finish(zc__segq *q, struct zc__seg *seg, size_t offset, void *out) {
+    struct zc__slot *slot = zc__seg_slot(q, seg, offset);
+    zc__backoff wait = ZC__BACKOFF_INIT;
+    /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
+    while (!atomic_load_explicit(&slot->written, memory_order_acquire)) zc__backoff_snooze(&wait);
+    zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
+    if (offset + 1 == ZC__SEG_CAP)
+        zc__segq_reclaim(q, seg); /* the last slot: no one waits for its read word */
+    else
+        atomic_store_explicit(&slot->read, 1u, memory_order_release); /* [R6] */
+    ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+}
+
 ZC__TLS_FAST zc__segq_seen zc__segq_seen_tail; /* id 0: no queue's (see queue_id) */
 
 static _Atomic uint64_t queues_made;
@@ -316,17 +329,7 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
                 atomic_store_explicit(&q->head_seg, next, memory_order_release);
                 atomic_store_explicit(&q->head_index, next_index, memory_order_release);
             }
-            struct zc__slot *slot = zc__seg_slot(q, seg, offset);
-            zc__backoff wait = ZC__BACKOFF_INIT;
-            /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-            while (!atomic_load_explicit(&slot->written, memory_order_acquire))
-                zc__backoff_snooze(&wait);
-            zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
-            if (offset + 1 == ZC__SEG_CAP)
-                zc__segq_reclaim(q, seg); /* the last slot: no one waits for its read word */
-            else
-                atomic_store_explicit(&slot->read, 1u, memory_order_release); /* [R6] */
-            ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+            zc__segq_pop_finish(q, seg, offset, out);
             return ZC_OK;
         }
         seg = atomic_load_explicit(&q->head_seg, memory_order_acquire); /* [A5] */

@@ -122,6 +122,12 @@ void zc__segq_reclaim(zc__segq *q, struct zc__seg *s);
 /* The segment after s, waiting for the sender that installs it. */
 struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
 
+/* The rest of a receive that claimed slot offset of seg: wait for the slot's sender,
+ * copy the message out, and mark the slot read (the segment's last slot: reclaim the
+ * segment). zc__segq_pop_slow's ending, and zc__segq_pop_first's where the sender is
+ * still writing: out of line, so that the inline attempt calls nothing on its way. */
+void zc__segq_pop_finish(zc__segq *q, struct zc__seg *seg, size_t offset, void *out);
+
 /* The general loops (segq.c): boundaries, the first segment, contention, empty, closed. */
 zc_status zc__segq_push_slow(zc__segq *q, const void *msg);
 zc_status zc__segq_pop_slow(zc__segq *q, void *out);
@@ -160,8 +166,9 @@ static inline bool zc__segq_seen_past(const zc__segq *q, size_t head) {
 
 /* The first attempt alone: true if msg was sent into a slot inside the current segment;
  * false for anything else (a boundary, the first segment, contention, closed), with
- * nothing changed. */
-static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
+ * nothing changed. elem_size is q->elem_size; a caller that knows it to be 8 passes the
+ * constant (chan.h's seg8), and then the copy is one move. */
+static inline bool zc__segq_push_first(zc__segq *q, const void *msg, size_t elem_size) {
     /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);
@@ -173,7 +180,7 @@ static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
                                                 tail + ((size_t)1 << ZC__SEG_SHIFT),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_in(zc__seg_msg(q, seg, offset), msg, q->elem_size);
+        zc__copy_in(zc__seg_msg(q, seg, offset), msg, elem_size);
         /* [R4] release: publish the message; pairs with [A4] in the receiver. */
         atomic_store_explicit(&zc__seg_slot(q, seg, offset)->written, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
@@ -183,14 +190,18 @@ static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
     return false;
 }
 
+static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
+    return zc__segq_push_first(q, msg, q->elem_size);
+}
+
 static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
     return zc__segq_push_fast(q, msg) ? ZC_OK : zc__segq_push_slow(q, msg);
 }
 
 /* The first attempt alone: true if a message was copied out of a slot inside the
  * current segment; false for anything else (empty, a boundary, contention, closed),
- * with nothing changed. */
-static inline bool zc__segq_pop_fast(zc__segq *q, void *out) {
+ * with nothing changed. elem_size as for zc__segq_push_first. */
+static inline bool zc__segq_pop_first(zc__segq *q, void *out, size_t elem_size) {
     /* [A5] acquire: a head index past a boundary comes with its segment. */
     size_t head = atomic_load_explicit(&q->head_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);
@@ -208,17 +219,22 @@ static inline bool zc__segq_pop_fast(zc__segq *q, void *out) {
                                                 memory_order_seq_cst, memory_order_relaxed)) {
         ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
         struct zc__slot *slot = zc__seg_slot(q, seg, offset);
-        zc__backoff wait = ZC__BACKOFF_INIT;
-        /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-        while (!atomic_load_explicit(&slot->written, memory_order_acquire))
-            zc__backoff_snooze(&wait);
-        zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
+        /* [A4] pairs with [R4]: the sender that claimed this slot is done. */
+        if (!ZC__LIKELY(atomic_load_explicit(&slot->written, memory_order_acquire))) {
+            zc__segq_pop_finish(q, seg, offset, out);
+            return true;
+        }
+        zc__copy_out(out, zc__seg_msg(q, seg, offset), elem_size);
         /* [R6] release: our last access to the segment; pairs with [A6] (segq.c). */
         atomic_store_explicit(&slot->read, 1u, memory_order_release);
         ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
         return true;
     }
     return false;
+}
+
+static inline bool zc__segq_pop_fast(zc__segq *q, void *out) {
+    return zc__segq_pop_first(q, out, q->elem_size);
 }
 
 static inline zc_status zc__segq_pop(zc__segq *q, void *out) {

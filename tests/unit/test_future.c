@@ -1179,12 +1179,14 @@ static void test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons
     zc_receiver_drop(rx);
 }
 
-/* The futures take an inline path on bounded channels of 8-byte messages and the general
- * one on every other channel (chan.h's ring8): on both, messages of every size come out
- * byte-exact (the receive writes exactly elem_size bytes: the canary after them stays),
- * a send wakes a pending receiver once, and a receive wakes a pending sender once. */
+/* The futures take an inline path on channels of 8-byte messages, bounded or unbounded,
+ * and the general one on every other channel (chan.h's ring8 and seg8): on each, through
+ * laps of a small ring and past a segment boundary (31 slots) of the unbounded queue,
+ * messages of every size come out byte-exact (the receive writes exactly elem_size
+ * bytes: the canary after them stays), a send wakes a pending receiver once, and a
+ * receive wakes a pending sender once. */
 static void futures_carry_messages_of_size(size_t cap, size_t elem_size) {
-    enum { CANARY = 16, ROUNDS = 6 };
+    enum { CANARY = 16, ROUNDS = 40 };
     zc_config cfg = {elem_size, NULL, NULL};
     zc_sender *tx;
     zc_receiver *rx;
@@ -1199,7 +1201,7 @@ static void futures_carry_messages_of_size(size_t cap, size_t elem_size) {
     zc_recv r;
     zc_send s;
     zc_recv_init(&r, rx);
-    for (unsigned round = 0; round < ROUNDS; round++) { /* past a lap of a small ring */
+    for (unsigned round = 0; round < ROUNDS; round++) {
         memset(out, 0xcc, sizeof out);
         assert_int_equal(zc_recv_poll(&r, &rwk, out), ZC_PENDING);
         for (size_t j = 0; j < elem_size; j++) msg[j] = (unsigned char)(round * 31 + j * 7 + 1);
