@@ -221,8 +221,9 @@ def write_png(lines, path, note):
             vals = [f"{med[(r, i)] / z:.4g}" if (r, i) in med and med[(r, i)] > 0 else "?"
                     for i in impls]
             dat.write(f'"{r}" ' + " ".join(vals) + "\n")
-    def quoted(text):  # a gnuplot single-quoted string: a quote inside is doubled
-        return "'" + text.replace("'", "''") + "'"
+    def quoted(text):  # a gnuplot double-quoted string, backslash-escaped (a doubled
+        # quote in a single-quoted one failed before ")": "--impls '')" in a title)
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     title = f"time relative to zchan (median of runs; below 1 = faster than zchan), {note}"
     script = f"""
 set terminal pngcairo size 1400,600 noenhanced
