@@ -23,10 +23,4 @@ echo "== benchmark (quick)"
 # The C peers, instruction counts and the summary (bench/README.md); bench/rust and
 # bench/go install their own toolchains.
 zc_need_packages python3 valgrind gnuplot-nox libglib2.0-dev libck-dev dpdk-dev
-if [ -x scripts/bench-quick.sh ]; then
-    scripts/bench-quick.sh
-elif [ -x bench/run.sh ]; then
-    bench/run.sh --quick
-else
-    echo "the benchmark is not built yet (no scripts/bench-quick.sh or bench/run.sh)"
-fi
+bench/run.sh --quick
