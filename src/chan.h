@@ -142,7 +142,7 @@ static inline bool zc__chan_recv_fast(zc__chan *ch, void *out) {
  * line: zc__segq_pop_finish). Every other channel goes on to an out-of-line function with
  * the general attempt. Callgrind, bench rows 1 and 3 (bounded, 8-byte messages): 175 ->
  * 141 and 131 -> 103 instructions a send+receive pair (session 16); rows 2 and 4
- * (unbounded): 203 -> 214 and 166 -> 181 with the ring path alone, 173 and 139 with the
+ * (unbounded): 203 -> 214 and 166 -> 181 with the ring path alone, 174 and 139 with the
  * segment path too, which costs rows 1 and 3 a saved register in zc_recv_poll (141 ->
  * 144, 103 -> 104; time level). */
 zc_status zc__chan_sent_wake(zc__chan *ch);     /* wakes a receiver; ZC_OK */
