@@ -271,9 +271,12 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             continue;
         } else if (s == ZC_PENDING) {
             /* A receiver is mid-release: poll again soon, keeping any wake-up we hold
-             * (an all-or-nothing send may owe it to the next waiter). */
-            f->zc__held = send_many_unregister(f, ch);
-            zc__wake_self(w);
+             * (an all-or-nothing send may owe it to the next waiter). If this poll
+             * registered and was woken since, that wake asks for the next poll already
+             * (no second call of w for one registration: future.c). */
+            bool woken = zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
+            f->zc__held = woken || f->zc__held;
+            if (!woken || !registered) zc__wake_self(w);
             return ZC_PENDING;
         }
         send_many_finish(f, ch);
@@ -330,9 +333,10 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
             continue;
         }
         if (s == ZC_PENDING) {
-            /* Step off, passing on a wake-up we held (as future.c does). */
-            zc__chan_finish_recv(ch, &f->zc__node);
-            zc__wake_self(w); /* a sender is mid-write: poll again soon */
+            /* Step off, passing on a wake-up we held, and wake ourselves unless this
+             * poll's registration was woken (as future.c does): a sender is mid-write,
+             * poll again soon. */
+            if (!zc__chan_finish_recv(ch, &f->zc__node) || !registered) zc__wake_self(w);
             return ZC_PENDING;
         }
         zc__chan_finish_recv(ch, &f->zc__node);

@@ -223,12 +223,16 @@ void zc__chan_pass_on_send(zc__chan *ch) {
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }
 
-void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->recv_waiters, node)) zc__chan_pass_on_recv(ch);
+bool zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
+    if (!zc__waitlist_unregister(&ch->recv_waiters, node)) return false;
+    zc__chan_pass_on_recv(ch);
+    return true;
 }
 
-void zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node)) zc__chan_pass_on_send(ch);
+bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
+    if (!zc__waitlist_unregister(&ch->send_waiters, node)) return false;
+    zc__chan_pass_on_send(ch);
+    return true;
 }
 
 /* zc_try_send after its first attempt did not go through at once. */

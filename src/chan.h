@@ -255,9 +255,10 @@ bool zc__chan_is_closed(zc__chan *ch);
 
 /* Take a receive / send waiter node off its list at the end of an operation; if it had
  * absorbed a wake-up and a peer of its kind could use one now, pass it on (waker
- * rule 4). */
-void zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
-void zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
+ * rule 4). Returns whether it had absorbed one: then its waker has been called since it
+ * registered, and that call is done. */
+bool zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
+bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
 
 /* The passing-on half of those: wake one waiting receiver / sender if one is linked and
  * could make progress now. For a caller that takes several nodes off first (select, so

@@ -57,9 +57,11 @@ zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
         }
         if (s == ZC_PENDING) {
             /* Step off, passing on a wake-up we held (a cancel after our self-wake would
-             * otherwise lose it: found by the spin model, tests/model). */
-            zc__chan_finish_send(ch, node);
-            zc__wake_self(w); /* a receiver is mid-release: poll again soon */
+             * otherwise lose it: found by the spin model, tests/model). A receiver is
+             * mid-release: poll again soon. If this poll registered and was woken since,
+             * that wake asks for the next poll already: a self-wake on top would call w
+             * twice for one registration (rule 1; found by a break test). */
+            if (!zc__chan_finish_send(ch, node) || !registered) zc__wake_self(w);
             return ZC_PENDING;
         }
         zc__chan_finish_send(ch, node);
@@ -184,9 +186,10 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             continue;
         }
         if (s == ZC_PENDING) {
-            /* Step off, passing on a wake-up we held (see the send side). */
-            zc__chan_finish_recv(ch, &f->zc__node);
-            zc__wake_self(w); /* a sender is mid-write: poll again soon */
+            /* Step off, passing on a wake-up we held, and wake ourselves unless this
+             * poll's registration was woken (see the send side): a sender is mid-write,
+             * poll again soon. */
+            if (!zc__chan_finish_recv(ch, &f->zc__node) || !registered) zc__wake_self(w);
             return ZC_PENDING;
         }
         zc__chan_finish_recv(ch, &f->zc__node);

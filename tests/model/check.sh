@@ -117,7 +117,7 @@ if [ "$mutants" = 0 ]; then
     printf '%s\n' "$configs" >"$work/jobs"
 else
     echo "mutants of waitlist.pml (FIX_PENDING=1 as the correct baseline): each must fail"
-    for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM PAY_ONE; do
+    for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM PAY_ONE SELF_WAKE_TOO; do
         config="-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=0"
         # A batch receive's second owed wake matters only with two senders waiting on a
         # capacity of two; without cancels, the first woken sender's pass-on covers it.

@@ -24,7 +24,9 @@
  *    wake-up passes to the next waiter.
  *  - a poll: attempt (or not, if the ring looks empty/full: a guess, so either at any
  *    time); EMPTY/FULL -> register, attempt again (the re-check); still
- *    EMPTY/FULL -> PENDING. PENDING from the ring -> unregister, wake itself, PENDING.
+ *    EMPTY/FULL -> PENDING. PENDING from the ring -> finish, wake itself unless this
+ *    poll registered and was woken since (that wake asks for the next poll; a
+ *    self-wake on top was a second call, found by session 17's break test), PENDING.
  *    OK/CLOSED -> finish.
  *  - close: set the mark, then notify_all on both lists (one notify_one at a time, as
  *    many as were linked when it started; a node registering again meanwhile goes to
@@ -56,6 +58,8 @@
  *  EARLY_WOKEN          notify marks the node WOKEN before calling wake (no handshake)
  *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot
  *  PAY_ONE              with BATCH_RECV, a batch receive makes one owed wake, not two
+ *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
+ *                       registration was woken meanwhile (the code before session 17)
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -490,14 +494,28 @@ inline poll(L, t, s, WOULD_WAIT) {
     :: s == PENDING ->                /* a peer is mid-copy on our slot */
 #if FIX_PENDING == 1
         finish(L, t);                 /* step off, passing a held wake-up on */
+        if
+#if MUTANT_SELF_WAKE_TOO
+        :: false -> skip
+#else
+        :: res && registered -> skip  /* this poll's registration was woken: that wake */
+                                      /* asks for the next poll already */
+#endif
+        :: else ->
+            /* P2 across the step-off: the self-wake is a second call for this poll's
+             * registration if that was woken */
+            assert(!(registered && wakes_reg[t] > 0));
+            woken[t] = true           /* wake ourselves: poll again soon */
+        fi;
         registration_over(t);
 #elif FIX_PENDING == 2
         skip;                         /* stay registered, keep what it holds */
+        woken[t] = true;
 #else
-        unregister(L, t, res);        /* future.c as it is: a held wake-up is dropped */
+        unregister(L, t, res);        /* future.c as it was: a held wake-up is dropped */
         registration_over(t);
+        woken[t] = true;
 #endif
-        woken[t] = true;              /* wake ourselves: poll again soon */
         break
     :: s == OK || s == CLOSED ->
         finish(L, t);
