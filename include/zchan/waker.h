@@ -25,10 +25,12 @@
  *
  * A poll may also call wake(ctx) itself, on the polling thread, just before returning
  * ZC_PENDING ("poll me again soon"): it does so when a peer thread is in the middle of
- * an operation on the very slot this future needs. Executors must accept a wake that
- * arrives before the poll has returned. No other wake of a future comes from inside its
- * own poll: a poll makes the wakes its operation owes the other side only once its own
- * waiter node is off the list.
+ * an operation on the very slot this future needs, and it leaves that out when the
+ * registration it made in that poll has been woken meanwhile (that wake already asks for
+ * the next poll), so one registration still gets one call. Executors must accept a wake
+ * that arrives before the poll has returned. No other wake of a future comes from inside
+ * its own poll: a poll makes the wakes its operation owes the other side only once its
+ * own waiter node is off the list.
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn.
  * A future that held a wake-up when it completes or is cancelled passes it on to the
