@@ -1282,154 +1282,6 @@ static void test_close_while_a_sender_crosses_a_segment_boundary_stays_closed(vo
     }
 }
 
-/* ---- (rule 1) a poll woken during its re-check, which then meets a peer mid-operation,
- * wakes its waker once, not a second time through a self-wake -------------------------
- * Found by session 17's break test. A future registers (its WAITER_REGISTERED point);
- * in the window before its re-check its waker is called, and a peer begins an operation
- * on what the re-check needs and is held there (its SLOT_CLAIMED point). The re-check
- * meets that peer mid-operation (the queue says PENDING): the poll steps off and used
- * to wake itself too, two calls for one registration. Receive: an empty unbounded
- * channel whose next slot is a segment's last; a send wakes the future, and another
- * receiver takes that message and is held before it moves head to the next segment.
- * Send: a full bounded(2) channel; a receive frees a slot and wakes the future, another
- * sender fills it, and a receiver takes the next message and is held before it releases
- * the slot the future's send needs. */
-typedef struct woken_in_recheck {
-    zc_sender *tx;
-    zc_receiver *rx;
-    bool send_side;      /* which window the hook opens */
-    atomic_bool armed;   /* the main thread's next registration opens the window */
-    atomic_bool claimed; /* the held receiver sits at its SLOT_CLAIMED point */
-    atomic_bool release; /* let it go */
-    pthread_t held;      /* the held receiver, started in the window */
-    uint64_t held_got;   /* what it received */
-} woken_in_recheck;
-
-static woken_in_recheck the_recheck;
-static _Thread_local bool held_receiver;
-
-static void *recheck_send(void *arg) {
-    woken_in_recheck *wr = arg;
-    uint64_t v = 77;
-    assert_int_equal(zc_try_send(wr->tx, &v), ZC_OK);
-    return NULL;
-}
-
-static void *recheck_recv(void *arg) {
-    woken_in_recheck *wr = arg;
-    assert_int_equal(zc_try_recv(wr->rx, &wr->held_got), ZC_OK);
-    return NULL;
-}
-
-static void *recheck_held_recv(void *arg) {
-    held_receiver = true;
-    return recheck_recv(arg);
-}
-
-static void run_in_a_thread(void *(*fn)(void *), woken_in_recheck *wr) {
-    pthread_t t;
-    start_thread(&t, fn, wr);
-    pthread_join(t, NULL);
-}
-
-static void woken_in_recheck_hook(zc__hook_point point, void *ctx) {
-    woken_in_recheck *wr = ctx;
-    /* Acquire/release: plain flags between the test's threads. */
-    if (point == ZC__HOOK_SLOT_CLAIMED && held_receiver) {
-        held_receiver = false;
-        atomic_store_explicit(&wr->claimed, true, memory_order_release);
-        while (!atomic_load_explicit(&wr->release, memory_order_acquire)) sched_yield();
-        return;
-    }
-    if (point != ZC__HOOK_WAITER_REGISTERED ||
-        !atomic_exchange_explicit(&wr->armed, false, memory_order_acq_rel))
-        return;
-    if (wr->send_side) {
-        run_in_a_thread(recheck_recv, wr); /* frees a slot: wakes the future */
-        run_in_a_thread(recheck_send, wr); /* takes it */
-    } else {
-        run_in_a_thread(recheck_send, wr); /* wakes the future */
-    }
-    start_thread(&wr->held, recheck_held_recv, wr);
-    while (!atomic_load_explicit(&wr->claimed, memory_order_acquire)) sched_yield();
-}
-
-typedef enum recheck_future { RECV_FUTURE, RECV_MANY, SEND_FUTURE, SEND_MANY } recheck_future;
-
-static zc_status poll_recheck_future(fixture *f, recheck_future kind, zc_recv *r,
-                                     zc_recv_many *rm, zc_send *s, zc_send_many *sm,
-                                     uint64_t *out) {
-    size_t got = 0;
-    switch (kind) {
-    case RECV_FUTURE: return zc_recv_poll(r, &f->w[0], out);
-    case RECV_MANY: return zc_recv_many_poll(rm, &f->w[0], out, 1, &got);
-    case SEND_FUTURE: return zc_send_poll(s, &f->w[0]);
-    default: return zc_send_many_poll(sm, &f->w[0]);
-    }
-}
-
-static void run_woken_in_recheck(recheck_future kind) {
-    bool send_side = kind == SEND_FUTURE || kind == SEND_MANY;
-    fixture f;
-    fixture_init(&f, send_side ? 2 : 0);
-    if (send_side) {
-        send_u64(f.tx, 1); /* full */
-        send_u64(f.tx, 2);
-    } else {
-        for (uint64_t i = 0; i < 30; i++) send_u64(f.tx, i); /* head to offset 30, */
-        for (uint64_t i = 0; i < 30; i++) expect_u64(f.rx, i); /* a segment's last */
-    }
-    woken_in_recheck *wr = &the_recheck;
-    wr->tx = f.tx;
-    wr->rx = f.rx;
-    wr->send_side = send_side;
-    atomic_init(&wr->claimed, false);
-    atomic_init(&wr->release, false);
-    atomic_init(&wr->armed, true);
-    zc__test_set_hook(woken_in_recheck_hook, wr);
-    uint64_t msg = 99, out = 0;
-    zc_recv r;
-    zc_recv_many rm;
-    zc_send s;
-    zc_send_many sm;
-    zc_recv_init(&r, f.rx);
-    zc_recv_many_init(&rm, f.rx);
-    zc_send_init(&s, f.tx, &msg);
-    zc_send_many_init(&sm, f.tx, &msg, 1, 0);
-    zc_status st = poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out);
-    assert_false(atomic_load_explicit(&wr->armed, memory_order_acquire)); /* window run */
-    assert_int_equal(st, ZC_PENDING);
-    assert_int_equal(wakes(&f, 0), 1); /* the peer's wake; no self-wake on top */
-    atomic_store_explicit(&wr->release, true, memory_order_release);
-    pthread_join(wr->held, NULL);
-    zc__test_set_hook(NULL, NULL);
-    if (send_side) {
-        /* Woken, the send polls again: the held receive freed a slot. */
-        assert_int_equal(wr->held_got, 2);
-        assert_int_equal(poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out), ZC_OK);
-        expect_u64(f.rx, 77);
-        expect_u64(f.rx, 99);
-    } else {
-        /* Woken, the receive polls again: the message went to the held receiver. */
-        assert_int_equal(wr->held_got, 77);
-        assert_int_equal(poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out), ZC_PENDING);
-        send_u64(f.tx, 31);
-        assert_int_equal(wakes(&f, 0), 2);
-        assert_int_equal(poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out), ZC_OK);
-        assert_int_equal(out, 31);
-    }
-    assert_int_equal(wakes(&f, 0), send_side ? 1 : 2);
-    fixture_done(&f);
-}
-
-static void test_a_poll_woken_during_its_recheck_is_not_woken_again_by_itself(void **state) {
-    (void)state;
-    run_woken_in_recheck(RECV_FUTURE);
-    run_woken_in_recheck(RECV_MANY);
-    run_woken_in_recheck(SEND_FUTURE);
-    run_woken_in_recheck(SEND_MANY);
-}
-
 /* ---- (rule 4) a wake-up absorbed by a poll that returns PENDING through a self-wake
  * must not be lost when the future is then cancelled ---------------------------------- */
 
@@ -1710,6 +1562,130 @@ static bool hold_end(hold *h, pthread_t peer, pthread_t dog) {
     pthread_join(dog, NULL);
     pthread_join(peer, NULL);
     return forced;
+}
+
+/* ---- (rule 1) a poll woken during its re-check, which then meets a peer mid-operation,
+ * wakes its waker once, not a second time through a self-wake -------------------------
+ * Found by session 17's break test. A future registers (its WAITER_REGISTERED point);
+ * in the window before its re-check its waker is called, and a receiver begins a
+ * receive on what the re-check needs and is held there (hold_hook). The re-check meets
+ * that peer mid-operation (the queue says PENDING): the poll steps off and used to wake
+ * itself too, two calls for one registration. Receive: an empty unbounded channel whose
+ * next slot is a segment's last; a send wakes the future, and the held receiver takes
+ * that message before it moves head to the next segment. Send: a full bounded(2)
+ * channel; a receive frees a slot and wakes the future, another sender fills it, and the
+ * held receiver takes the next message before it releases the slot the future needs. */
+typedef struct woken_in_recheck {
+    bool send_side;    /* which window the hook opens */
+    atomic_bool armed; /* the main thread's next registration opens the window */
+    hold h;            /* the held receiver's */
+    held_op op;        /* the held receiver */
+    pthread_t peer;
+} woken_in_recheck;
+
+static void *quick_recv(void *arg) {
+    uint64_t v;
+    (void)zc_try_recv((zc_receiver *)arg, &v);
+    return NULL;
+}
+
+static void run_in_a_thread(void *(*fn)(void *), void *arg) {
+    pthread_t t;
+    start_thread(&t, fn, arg);
+    pthread_join(t, NULL);
+}
+
+static void woken_in_recheck_hook(zc__hook_point point, void *ctx) {
+    woken_in_recheck *wr = ctx;
+    hold_hook(point, &wr->h);
+    /* Acq_rel: a plain flag between the test's threads. */
+    if (point != ZC__HOOK_WAITER_REGISTERED ||
+        !atomic_exchange_explicit(&wr->armed, false, memory_order_acq_rel))
+        return;
+    fixture *f = wr->op.f;
+    if (wr->send_side) {
+        run_in_a_thread(quick_recv, f->rx); /* frees a slot: wakes the future */
+        run_in_a_thread(quick_send, f->tx); /* takes it (2) */
+    } else {
+        run_in_a_thread(quick_send, f->tx); /* wakes the future (2) */
+    }
+    start_thread(&wr->peer, held_try_recv, &wr->op);
+    while (!atomic_load_explicit(&wr->h.held, memory_order_acquire)) sched_yield();
+}
+
+typedef enum recheck_future { RECV_FUTURE, RECV_MANY, SEND_FUTURE, SEND_MANY } recheck_future;
+
+static zc_status poll_recheck_future(fixture *f, recheck_future kind, zc_recv *r,
+                                     zc_recv_many *rm, zc_send *s, zc_send_many *sm,
+                                     uint64_t *out) {
+    size_t got = 0;
+    switch (kind) {
+    case RECV_FUTURE: return zc_recv_poll(r, &f->w[0], out);
+    case RECV_MANY: return zc_recv_many_poll(rm, &f->w[0], out, 1, &got);
+    case SEND_FUTURE: return zc_send_poll(s, &f->w[0]);
+    default: return zc_send_many_poll(sm, &f->w[0]);
+    }
+}
+
+static void run_woken_in_recheck(recheck_future kind) {
+    bool send_side = kind == SEND_FUTURE || kind == SEND_MANY;
+    fixture f;
+    fixture_init(&f, send_side ? 2 : 0);
+    if (send_side) {
+        send_u64(f.tx, 1); /* full */
+        send_u64(f.tx, 3);
+    } else {
+        for (uint64_t i = 0; i < 30; i++) send_u64(f.tx, i); /* head to offset 30, */
+        for (uint64_t i = 0; i < 30; i++) expect_u64(f.rx, i); /* a segment's last */
+    }
+    static woken_in_recheck wr;
+    wr.send_side = send_side;
+    wr.op = (held_op){.f = &f};
+    hold_init(&wr.h);
+    atomic_init(&wr.armed, true);
+    zc__test_set_hook(woken_in_recheck_hook, &wr);
+    uint64_t msg = 99, out = 0;
+    zc_recv r;
+    zc_recv_many rm;
+    zc_send s;
+    zc_send_many sm;
+    zc_recv_init(&r, f.rx);
+    zc_recv_many_init(&rm, f.rx);
+    zc_send_init(&s, f.tx, &msg);
+    zc_send_many_init(&sm, f.tx, &msg, 1, 0);
+    zc_status st = poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out);
+    assert_false(atomic_load_explicit(&wr.armed, memory_order_acquire)); /* window run */
+    assert_int_equal(st, ZC_PENDING);
+    assert_int_equal(wakes(&f, 0), 1); /* the peer's wake; no self-wake on top */
+    atomic_store_explicit(&wr.h.release, true, memory_order_release);
+    pthread_join(wr.peer, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_int_equal(wr.op.s, ZC_OK);
+    if (send_side) {
+        /* Woken, the send polls again: the held receive freed a slot. */
+        assert_int_equal(wr.op.v, 3);
+        assert_int_equal(poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out), ZC_OK);
+        expect_u64(f.rx, 2);
+        expect_u64(f.rx, 99);
+    } else {
+        /* Woken, the receive polls again: the message went to the held receiver. */
+        assert_int_equal(wr.op.v, 2);
+        assert_int_equal(poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out), ZC_PENDING);
+        send_u64(f.tx, 31);
+        assert_int_equal(wakes(&f, 0), 2);
+        assert_int_equal(poll_recheck_future(&f, kind, &r, &rm, &s, &sm, &out), ZC_OK);
+        assert_int_equal(out, 31);
+    }
+    assert_int_equal(wakes(&f, 0), send_side ? 1 : 2);
+    fixture_done(&f);
+}
+
+static void test_a_poll_woken_during_its_recheck_is_not_woken_again_by_itself(void **state) {
+    (void)state;
+    run_woken_in_recheck(RECV_FUTURE);
+    run_woken_in_recheck(RECV_MANY);
+    run_woken_in_recheck(SEND_FUTURE);
+    run_woken_in_recheck(SEND_MANY);
 }
 
 /* The timeout scenarios' check: while op's peer (a receiver, or a sender of op->v) is
