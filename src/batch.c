@@ -2,9 +2,9 @@
  * batch.c: batch send and receive on the MPMC channel (try, futures, blocking).
  *
  * A batch attempt is one ring claim of k slots (ring_batch.c) or, unbounded, a loop of
- * single segq operations; then it wakes up to k waiters of the other side, one at a
- * time, while any is left and has something to take (zc__chan_wake_senders / receivers):
- * what k single operations would do.
+ * single segq operations; then it makes the one wake owed to the other side
+ * (zc__chan_wake_senders / receivers), as a single operation does: the waiter woken
+ * passes a wake-up on if something is left when it acts.
  * The futures follow future.c step for step (attempt; register; re-check; on ZC_PENDING
  * from the queue wake ourselves; on completion finish, passing on an unused wake-up),
  * reusing chan.h's readiness tests, so the no-lost-wake-up argument is the same: the
@@ -28,10 +28,10 @@
  *
  * No atomics of its own besides two reads: the node's state (acquire, as
  * zc__waitlist_is_idle; unregister examines it again under the lock) and the ring's
- * head, relaxed: the receive that moved head (seq_cst CAS) then sent the wake-up that
- * led to this poll, and an executor hands a wake to the polling thread with a
- * synchronising operation, so the read sees at least that move; a later value only
- * means more room, offered again. The orderings are those of ring_batch.c, segq.c,
+ * head, seq_cst: a receive that moved head (seq_cst CAS) may have left its wake to this
+ * waiter, woken before and not yet acted (zc__waitlist_notify_owed), so the pass-on test
+ * is made again after the registration's [N2], where it sees that move; a later value
+ * only means more room, offered again. The orderings are those of ring_batch.c, segq.c,
  * chan.h and waitlist.c.
  */
 #include <zchan/batch.h>
@@ -199,24 +199,29 @@ static bool send_many_unregister(zc_send_many *f, zc__chan *ch) {
     return held;
 }
 
-/* An all-or-nothing send found room, but too little: if it holds a wake-up, pass it on
- * to the next waiting sender, at most once per value of the ring's head (see the file
- * comment); it then registers at the back. Otherwise it registers keeping its turn. */
-static void pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
+/* An all-or-nothing send found room, but too little: if it holds a wake-up (woken, or
+ * woken and registered again: ZC__REQUEUED, whose re-check found too little), pass it
+ * on to the next waiting sender, at most once per value of the ring's head (see the
+ * file comment), and return true: it is off the list, and registers again at the back.
+ * Otherwise false: it registers keeping its turn, or, registered already, waits. */
+static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     /* Acquire: WOKEN / WAKING is examined again by unregister (waitlist.h). */
     unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(f->zc__node.zc__state),
                                        memory_order_acquire);
-    if (st != ZC__WOKEN && st != ZC__WAKING && !f->zc__held) return; /* none held */
-    /* Relaxed: see the file comment (the wake that led here follows the head move). */
-    size_t head = atomic_load_explicit(&ch->q.ring.head, memory_order_relaxed);
+    if (st != ZC__WOKEN && st != ZC__WAKING && !f->zc__held &&
+        !(f->zc__node.zc__flags & ZC__REQUEUED))
+        return false; /* none held */
+    /* seq_cst: see the file comment ([N2] came before it for a node registered again). */
+    size_t head = atomic_load_explicit(&ch->q.ring.head, memory_order_seq_cst);
     if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_room(ch)) {
         f->zc__held = false; /* offered down the list already, or no room at all */
-        return;
+        return false;
     }
     f->zc__passed = true;
     f->zc__passed_head = head;
     send_many_unregister(f, ch); /* now IDLE: it registers at the back */
     zc__chan_pass_on_send(ch);
+    return true;
 }
 
 /* Take f off the list; if it held a wake-up and a sender could use one now, pass it on
@@ -255,14 +260,14 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
         if (s == ZC_OK) {
             if (f->zc__sent < f->zc__n) continue; /* the rest may fit too: try again */
         } else if (s == ZC_FULL) {
-            if (registered) {
+            if (all && pass_on_too_little_room(f, ch)) {
+                registered = false; /* passed on: off the list, to the back of it */
+            } else if (registered) {
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
-            }
-            if (all)
-                pass_on_too_little_room(f, ch);
-            else
+            } else if (!all) {
                 f->zc__held = false; /* any room it stood for has been taken */
+            }
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
             registered = true;
             continue; /* the re-check */
@@ -274,8 +279,10 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
              * (an all-or-nothing send may owe it to the next waiter). If this poll
              * registered and was woken since, that wake asks for the next poll already
              * (no second call of w for one registration: future.c). */
-            bool woken = zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
-            f->zc__held = woken || f->zc__held;
+            bool woken;
+            f->zc__held = zc__waitlist_unregister_woken(&ch->send_waiters, &f->zc__node,
+                                                        &woken) ||
+                          f->zc__held;
             if (!woken || !registered) zc__wake_self(w);
             return ZC_PENDING;
         }

@@ -34,8 +34,10 @@
  *     read and register again while it runs. For the same reason an unused wake-up of a
  *     receive is never owed to another receiver (every waiting receiver is woken by
  *     every send, and close wakes all), so cancelling a receive passes nothing on.
- *   - Senders (back-pressure mode): one wake per freed slot, in FIFO order; a woken
- *     sender that completes or cancels passes an unused wake-up on, as in future.c.
+ *   - Senders (back-pressure mode): freed slots wake the oldest waiting sender unless
+ *     one woken before has not acted yet (zc__waitlist_notify_owed); a woken sender
+ *     that completes, cancels or registers again passes a wake-up on while room is
+ *     left, as in future.c.
  *
  * Ordering map:
  *   [M1] The state is read and written only under ch->mu (pthread mutex: lock acquires,
@@ -200,11 +202,11 @@ static size_t send_room(void *arg) {
     return room;
 }
 
-/* One wake per freed slot, to waiting senders ([M2]: after the unlock); beyond the
- * first, only while there is more room than the senders woken and not yet polled will
- * take (zc__waitlist_notify_owed). */
+/* The wake owed to waiting senders for freed slots ([M2]: after the unlock): one, unless
+ * a sender woken before has not acted yet, which passes one on if room is left
+ * (zc__waitlist_notify_owed, pass_on_send). */
 static void wake_senders(zc__bcast *ch, size_t freed) {
-    zc__waitlist_notify_owed(&ch->send_waiters, freed, send_room, ch);
+    if (freed > 0) zc__waitlist_notify_owed(&ch->send_waiters);
 }
 
 /* Wake the receivers that were waiting when we looked (see the file comment). */

@@ -181,20 +181,12 @@ static size_t recv_avail(void *ch) {
 
 static size_t send_avail(void *ch) { return chan_room(ch); }
 
-/* With senders waiting, the holes that the call left at head are skipped first, and owe
- * a wake each: a receive that reached a released place had freed its slot too, and woke
- * one sender for two free slots while the other waited on (found by a break test; rule
- * 4). Senders that come later need no wake for them: their attempt skips such a hole. */
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
-    if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
-    /* seq_cst: a guess (each skip's CAS validates it), after the call's claims. */
-    n += zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
-                                                               memory_order_seq_cst));
-    zc__waitlist_notify_owed(&ch->send_waiters, n, send_avail, ch);
+    if (n > 0) zc__waitlist_notify_owed(&ch->send_waiters);
 }
 
 void zc__chan_wake_receivers(zc__chan *ch, size_t n) {
-    zc__waitlist_notify_owed(&ch->recv_waiters, n, recv_avail, ch);
+    if (n > 0) zc__waitlist_notify_owed(&ch->recv_waiters);
 }
 
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
@@ -217,22 +209,30 @@ void zc__chan_pass_on_recv(zc__chan *ch) {
         zc__waitlist_pass_on(&ch->recv_waiters, pass_on_recv_again, ch);
 }
 
+/* With senders waiting, the holes left at head are skipped first: each holds a free
+ * slot that the room does not count until head has moved past it. A receive that
+ * reached a released place had freed its slot too, and left a sender waiting while two
+ * slots were free (found by a break test; rule 4). Senders that come later need no wake
+ * for such a hole: their attempt skips it. */
 void zc__chan_pass_on_send(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->send_waiters) &&
-        zc__waitlist_wake_has_work(&ch->send_waiters, send_avail, ch))
+    if (!zc__waitlist_has_waiters(&ch->send_waiters)) return;
+    /* seq_cst: a guess (each skip's CAS validates it), after the caller's [N2]. */
+    zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
+                                                          memory_order_seq_cst));
+    if (zc__waitlist_wake_has_work(&ch->send_waiters, send_avail, ch))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }
 
 bool zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
-    if (!zc__waitlist_unregister(&ch->recv_waiters, node)) return false;
-    zc__chan_pass_on_recv(ch);
-    return true;
+    bool woken;
+    if (zc__waitlist_unregister_woken(&ch->recv_waiters, node, &woken)) zc__chan_pass_on_recv(ch);
+    return woken;
 }
 
 bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
-    if (!zc__waitlist_unregister(&ch->send_waiters, node)) return false;
-    zc__chan_pass_on_send(ch);
-    return true;
+    bool woken;
+    if (zc__waitlist_unregister_woken(&ch->send_waiters, node, &woken)) zc__chan_pass_on_send(ch);
+    return woken;
 }
 
 /* zc_try_send after its first attempt did not go through at once. */
@@ -262,7 +262,7 @@ static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
 }
 
 zc_status zc__chan_sent_wake(zc__chan *ch) {
-    zc__waitlist_notify_one(&ch->recv_waiters);
+    zc__waitlist_notify_owed(&ch->recv_waiters);
     return ZC_OK;
 }
 

@@ -51,23 +51,24 @@ struct zc__chan {
     struct zc_receiver rx;
 };
 
-/* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver. */
+/* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver, and
+ * wake it unless a receiver woken before has not acted yet (zc__waitlist_notify_owed). */
 static inline void zc__chan_wake_receiver(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__waitlist_notify_one(&ch->recv_waiters);
+    if (zc__waitlist_owes_wake(&ch->recv_waiters)) zc__waitlist_notify_owed(&ch->recv_waiters);
 }
 
-/* Make n wake-ups owed to waiting senders (n slots freed on a bounded channel, plus one
- * for each hole the call left at head) or receivers (n messages made receivable), after
- * the seq_cst claims that freed or made them ([F1]): the first at once, each further one
- * only while there is more to take than the waiters already woken and not yet polled
- * will take (zc__waitlist_notify_owed); it stops once no one waits. */
+/* The wake owed to waiting senders for n slots freed on a bounded channel, or to
+ * waiting receivers for n messages made receivable (none if n is 0), after the seq_cst
+ * claims that freed or made them ([F1]): one waiter woken, unless one woken before has
+ * not acted yet; that one, when it acts, passes a wake-up on if anything is left
+ * (zc__waitlist_notify_owed, zc__chan_pass_on_*). */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
-/* [F1] after a receive freed a slot with a seq_cst claim: look for a waiting sender
- * (with one, zc__chan_wake_senders: the receive may have left head on a hole). */
+/* [F1] after a receive freed a slot with a seq_cst claim: wake a waiting sender unless
+ * one woken before has not acted yet (zc__waitlist_notify_owed). */
 static inline void zc__chan_wake_sender(zc__chan *ch) {
-    if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__chan_wake_senders(ch, 1);
+    if (zc__waitlist_owes_wake(&ch->send_waiters)) zc__waitlist_notify_owed(&ch->send_waiters);
 }
 
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
@@ -149,11 +150,11 @@ zc_status zc__chan_sent_wake(zc__chan *ch);     /* wakes a receiver; ZC_OK */
 zc_status zc__chan_received_wake(zc__chan *ch); /* wakes a sender; ZC_OK */
 
 static inline zc_status zc__chan_sent(zc__chan *ch) {
-    return zc__waitlist_has_waiters(&ch->recv_waiters) ? zc__chan_sent_wake(ch) : ZC_OK;
+    return zc__waitlist_owes_wake(&ch->recv_waiters) ? zc__chan_sent_wake(ch) : ZC_OK;
 }
 
 static inline zc_status zc__chan_received(zc__chan *ch) {
-    return zc__waitlist_has_waiters(&ch->send_waiters) ? zc__chan_received_wake(ch) : ZC_OK;
+    return zc__waitlist_owes_wake(&ch->send_waiters) ? zc__chan_received_wake(ch) : ZC_OK;
 }
 
 /* The attempts of a blocking call's spin before it parks (block.c): on a bounded channel
@@ -253,10 +254,10 @@ bool zc__in_self_wake(void);
 /* Whether the channel is closed (seq_cst: usable as the re-check half of a wait). */
 bool zc__chan_is_closed(zc__chan *ch);
 
-/* Take a receive / send waiter node off its list at the end of an operation; if it had
- * absorbed a wake-up and a peer of its kind could use one now, pass it on (waker
- * rule 4). Returns whether it had absorbed one: then its waker has been called since it
- * registered, and that call is done. */
+/* Take a receive / send waiter node off its list at the end of an operation; if it held
+ * a wake-up (zc__waitlist_unregister_slow) and a peer of its kind could use one now,
+ * pass it on (waker rule 4). Returns whether its registration had absorbed one: then its
+ * waker has been called since it registered, and that call is done. */
 bool zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
 bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
 

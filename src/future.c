@@ -16,7 +16,8 @@
  *      peer cannot be relied on to send.
  * Source: register-then-recheck (Dekker) as in tokio's Notify and crossbeam's
  * SyncWaker, with tachyonix/async-event's rule that a waiter which succeeds after being
- * notified passes the notification on.
+ * notified passes the notification on; one notification at a time per list, as
+ * event-listener's notify(1) (zc__waitlist_notify_owed).
  */
 #include "chan.h"
 #include "hooks.h"
@@ -89,8 +90,7 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     /* A ring that looks full is not tried before registering: the attempt after the
      * registration decides, as it has to anyway. A first poll lands here when its fast
      * attempt failed, a woken one when another sender has taken the slot freed for it
-     * (13a on one thread: 0.25 such polls a message, each now one full attempt, with its
-     * read of the receivers' index, cheaper). */
+     * (one full attempt, with its read of the receivers' index, cheaper). */
     bool looks_full = ch->bounded && zc__ring_looks_full(&ch->q.ring);
     zc_status s = zc__send_wait(ch, &f->zc__node, w, send_attempt, (void *)f->zc__msg,
                                 looks_full ? ZC_FULL : send_attempt(ch, (void *)f->zc__msg),

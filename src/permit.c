@@ -88,15 +88,16 @@ zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
     return zc_reserve_timeout(tx, p, UINT64_MAX);
 }
 
-/* After a bounded commit or release ([F1]: its CAS was seq_cst): wake one waiting
- * receiver, which passes the wake-up on as long as there is more to take (waker rule 4);
- * on a closed channel every one, since all of them may now see the end, as close does. */
+/* After a bounded commit or release ([F1]: its CAS was seq_cst): the wake owed to the
+ * waiting receivers (zc__waitlist_notify_owed; the one woken passes a wake-up on as long
+ * as there is more to take, waker rule 4); on a closed channel every one, since all of
+ * them may now see the end, as close does. */
 static void wake_receivers(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->recv_waiters)) return;
     if (zc__chan_is_closed(ch))
         zc__waitlist_notify_all(&ch->recv_waiters);
     else
-        zc__waitlist_notify_one(&ch->recv_waiters);
+        zc__waitlist_notify_owed(&ch->recv_waiters);
 }
 
 /* A bounded place found to be a hole already: abandoned by the last receiver's drop

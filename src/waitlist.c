@@ -41,6 +41,11 @@
  *        node links, node states and wakers are guarded by the lock.
  *   [W1] notifier: release-store of WOKEN after wake returns <-> [W2] owner: acquire
  *        load seeing WOKEN: the notifier's wake call is over, the owner may free the task.
+ *   [N1] notify_owed: seq_cst load of `notified` after [F1]  <->  [N2] owner: seq_cst
+ *        decrement of `notified` (register or unregister of a woken node), before its
+ *        seq_cst look at the queue (the re-check, or a pass-on's). Either the notifier
+ *        sees the count lowered and wakes, or the holder sees what the notifier's call
+ *        made available and takes it or passes the wake-up on.
  */
 #include "waitlist.h"
 
@@ -184,10 +189,10 @@ static bool notify(zc__waitlist *wl, bool passing) {
 
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
-void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg) {
-    for (size_t i = 0; i < n && zc__waitlist_has_waiters(wl); i++)
-        if ((i > 0 && !zc__waitlist_wake_has_work(wl, avail, arg)) || !notify(wl, false))
-            return;
+void zc__waitlist_notify_owed(zc__waitlist *wl) {
+    /* [F1] then [N1] (waitlist.h); notify looks at the waiter count again, a load of a
+     * line just read. */
+    if (zc__waitlist_owes_wake(wl)) notify(wl, false);
 }
 
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg) {
@@ -234,6 +239,7 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
 }
 
 void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w) {
+    ZC__HOOK(ZC__HOOK_WAITER_REGISTERING);
     for (;;) {
         wait_not_waking(node);
         lock(wl);
@@ -246,9 +252,13 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
             continue;
         }
         if (st != ZC__WAITING) {
-            /* A woken node acts on its wake-up by registering again. seq_cst: see
-             * zc__waitlist_notified. */
-            if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
+            /* A woken node acts on its wake-up by registering again, and keeps it as
+             * ZC__REQUEUED until it leaves (the re-check may take what a skipped
+             * notify_owed left to it). [N2] seq_cst: see the map. */
+            if (st == ZC__WOKEN) {
+                atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
+                node->zc__flags |= ZC__REQUEUED;
+            }
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->zc__waker = *w;
@@ -264,7 +274,9 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
     }
 }
 
-bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
+bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woken) {
+    bool requeued = node->zc__flags & ZC__REQUEUED; /* the owner's own field */
+    node->zc__flags &= ~ZC__REQUEUED;
     /* Acquire: see zc__waitlist_unregister; not IDLE, so examined again below. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
     if (st == ZC__WAITING) {
@@ -274,14 +286,15 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
             unlink_node(wl, node);
             atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
             unlock(wl);
-            return false;
+            return requeued;
         }
         unlock(wl);
     }
     wait_not_waking(node); /* now WOKEN */
     atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed); /* owner only */
-    /* Its wake-up is acted on: used, or passed on by the caller. seq_cst: before the
-     * caller's look at the queue and at the count (zc__waitlist_notified). */
+    /* Its wake-up is acted on: used, or passed on by the caller. [N2] seq_cst: before
+     * the caller's look at the queue and at the count (zc__waitlist_notified). */
     atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
+    if (woken) *woken = true;
     return true;
 }

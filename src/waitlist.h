@@ -26,6 +26,10 @@
 
 enum { ZC__IDLE = 0, ZC__WAITING, ZC__WAKING, ZC__WOKEN };
 
+/* zc__waiter.zc__flags, written and read by the node's owner only: the node was linked
+ * again by a register that found it WOKEN (see zc__waitlist_unregister_slow). */
+#define ZC__REQUEUED 1u
+
 typedef struct zc__waitlist {
     /* Linked (un-notified) nodes. Read on every successful operation of the other side,
      * written only under the lock: its own line, so those reads stay shared hits. */
@@ -62,7 +66,8 @@ bool zc__waitlist_notify_one(zc__waitlist *wl);
 
 /* The waiters of wl holding a wake-up they have not acted on (by registering again, or
  * by the unregister of a completion or cancel). A pass-on is owed only for what there is
- * to take beyond what they will take: each of them, when it acts, looks again (chan.c).
+ * to take beyond what they will take, and a notify_owed only when there are none: each
+ * of them, when it acts, looks again (chan.c).
  * seq_cst, as the increments in notify and the decrements of the owners: of two owners
  * acting at once, the later decrement's load sees both. */
 static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
@@ -74,7 +79,7 @@ static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
 typedef size_t zc__avail_fn(void *arg);
 
 /* Whether a waiter of wl woken now would find something that the waiters woken and not
- * yet acted will not take: the test of a pass-on and of a wake owed beyond the first.
+ * yet acted will not take: the test of a pass-on.
  * What there is (avail) is read first, the count second (seq_cst): a woken waiter
  * acting in between takes one and lowers the count, so the answer errs towards a wake
  * too many, never one too few. */
@@ -84,13 +89,27 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
     return there > zc__waitlist_notified(wl);
 }
 
-/* Make n wake-ups owed to waiters of wl, after the seq_cst claims that made n messages or
- * slots available ([F1]): the first at once, each further one only while
- * zc__waitlist_wake_has_work, stopping once no one waits. Under an executor that polls
- * inside the wake, the first woken waiter's pass-on chain may already have taken all
- * that the call made available: ten freed slots woke nineteen senders, nine of which
- * found the channel full again (found by a break test; rule 5). */
-void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg);
+/* Wake the oldest waiter of wl for something a call has just made available (messages,
+ * or free slots), after the seq_cst claims that made it ([F1]), unless a waiter of wl
+ * already holds a wake-up it has not acted on: then that one takes it. A woken waiter
+ * takes what it can when it acts, and then passes a wake-up on if something is left
+ * (zc__waitlist_pass_on, checked by chan.c's pass-ons), so one wake-up at a time goes
+ * down the list: a baton, as event-listener's notify(1) (which counts the listeners
+ * notified and not yet woken) and the shared-mode propagation of Java's
+ * AbstractQueuedSynchronizer. Waking one waiter per freed slot instead (async-channel's
+ * notify_additional(1)) woke, under 512 senders on one executor thread, 0.25 senders a
+ * message that found the channel full again: the first one woken had refilled it (bench
+ * row 13a). The holder's count is read after the waiter count (seq_cst both): a holder
+ * that acts meanwhile lowers it before its own look at the queue, which then sees what
+ * this call made available (a Dekker pairing, as [F1]/[F2]). */
+void zc__waitlist_notify_owed(zc__waitlist *wl);
+
+/* Whether zc__waitlist_notify_owed would wake a waiter now: one is linked ([F1]) and none
+ * holds a wake-up it has not acted on ([N1]). The inline test of the fast paths, which
+ * make the call only then. */
+static inline bool zc__waitlist_owes_wake(zc__waitlist *wl) {
+    return zc__waitlist_has_waiters(wl) && zc__waitlist_notified(wl) == 0;
+}
 
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its
  * caller's predicate, checked again), through zc__waitlist_pass_on. */
@@ -124,10 +143,15 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
  * wake (a futex_wake system call, which needs only the address). Otherwise nothing. */
 void zc__waitlist_wake_done(const void *ctx);
 
-/* Take node out of the list and back to IDLE. Returns true if it held a notification
- * (the caller may owe it to the next waiter). When it returns, no wake of node's waker is
- * running or to come (unless called from inside that very wake). */
-bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node);
+/* Take node out of the list and back to IDLE. Returns true if it holds a wake-up that
+ * the caller may owe the next waiter: one its registration absorbed (then *woken, if
+ * not NULL, is set: its waker has been called since it registered, and that call is
+ * done), or one it held when it registered again (ZC__REQUEUED: a woken waiter that
+ * registered again, instead of acting otherwise, re-checked after that, and any wake
+ * skipped for it meanwhile (zc__waitlist_notify_owed) is its to pass on). When it
+ * returns, no wake of node's waker is running or to come (unless called from inside
+ * that very wake). */
+bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woken);
 
 /* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the
  * node's owner (the caller), so a true answer is stable. Acquire: a state other than
@@ -137,8 +161,15 @@ static inline bool zc__waitlist_is_idle(zc__waiter *node) {
            ZC__IDLE;
 }
 
+/* zc__waitlist_unregister_slow, without its cost for an IDLE node (which holds nothing). */
+static inline bool zc__waitlist_unregister_woken(zc__waitlist *wl, zc__waiter *node,
+                                                 bool *woken) {
+    if (woken) *woken = false;
+    return zc__waitlist_is_idle(node) ? false : zc__waitlist_unregister_slow(wl, node, woken);
+}
+
 static inline bool zc__waitlist_unregister(zc__waitlist *wl, zc__waiter *node) {
-    return zc__waitlist_is_idle(node) ? false : zc__waitlist_unregister_slow(wl, node);
+    return zc__waitlist_unregister_woken(wl, node, NULL);
 }
 
 #endif /* ZCHAN_SRC_WAITLIST_H */

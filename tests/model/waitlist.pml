@@ -11,8 +11,11 @@
  *    slot whose previous lap's sender has not published (ring.c: a peer is mid-copy; the
  *    attempt backs off, then says PENDING); FULL and EMPTY are answered only when they
  *    hold.
- *  - after a successful claim, the [F1] check: the other side's `waiters` count, and
- *    notify_one if it is not zero (chan.h zc__chan_send / zc__chan_recv).
+ *  - after a successful claim, the [F1] check: the other side's `waiters` count, and if
+ *    it is not zero, the [N1] check: notify_one only if no node of that list holds a
+ *    wake-up its owner has not acted on (`notified`), as zc__waitlist_notify_owed.
+ *  - register of a WOKEN node: it keeps the wake-up (requeued) until it leaves, and its
+ *    unregister then reports it held, so finish passes it on.
  *  - register: wait while WAKING, then under the lock link the node (at the front if it
  *    was WOKEN) and count it ([F2]), or keep it if still WAITING.
  *  - notify_one: under the lock unlink the oldest node, uncount it, mark it WAKING; then,
@@ -57,7 +60,9 @@
  *  NO_RECHECK           register without the re-check
  *  EARLY_WOKEN          notify marks the node WOKEN before calling wake (no handshake)
  *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot
- *  PAY_ONE              with BATCH_RECV, a batch receive makes one owed wake, not two
+ *  REQUEUE_HOLDS_NOTHING  a woken node that registers again and then leaves (its
+ *                       re-check took a message or slot) passes nothing on, although
+ *                       a wake skipped for it meanwhile may be its to pass on
  *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
  *                       registration was woken meanwhile (the code before session 17)
  *
@@ -112,11 +117,8 @@
 #define QUIET_FINISH 1
 #endif
 /* BATCH_RECV: a receive attempt may claim the next two positions at once (a batch
- * receive, ring_batch.c; with CAP >= 2), and then owes two wakes to waiting senders.
- * The pay makes the first as a single receive does, and the second only while there is
- * more room than the senders notified and not yet acted will take (chan.c,
- * zc__chan_wake_senders: under an executor that polls inside the wake, the first woken
- * sender's pass-ons may have used the room already). */
+ * receive, ring_batch.c; with CAP >= 2), freeing two slots, and then owes waiting
+ * senders the one wake a single receive owes (pay). */
 #ifndef BATCH_RECV
 #define BATCH_RECV 0
 #endif
@@ -150,6 +152,8 @@ byte nlinked[2];
 byte waiters[2];   /* the count the [F1] check reads */
 byte waking_all[2]; /* notify_all calls in progress (under the lock in the C code) */
 byte notified[2];   /* nodes notified whose owner has not registered or unregistered since */
+bool requeued[NT];  /* the node was linked again by a register that found it WOKEN (its
+                       owner's own field: read and cleared by its unregister) */
 byte state[NT];    /* each task's node */
 
 /* ---- the executor: one wake permit per task ---- */
@@ -273,7 +277,8 @@ inline register(L, t) {
             :: st == WAITING -> break /* still linked: keep the registration */
             :: else ->
                 if
-                :: st == WOKEN -> notified[L]-- /* its wake-up is acted on */
+                :: st == WOKEN -> notified[L]--; /* its wake-up is acted on, */
+                   requeued[t] = true             /* and kept until it leaves */
                 :: else -> skip
                 fi;
                 state[t] = WAITING;
@@ -286,8 +291,11 @@ inline register(L, t) {
     od
 }
 
-/* zc__waitlist_unregister: res = whether the node held a wake-up. */
+/* zc__waitlist_unregister: res = whether the node holds a wake-up to pass on: one its
+ * registration absorbed (then woke = true), or one it kept by registering again after a
+ * wake (requeued). */
 inline unregister(L, t, res) {
+    woke = false;
     if
     :: state[t] == IDLE -> res = false
     :: else ->
@@ -299,7 +307,12 @@ inline unregister(L, t, res) {
                 :: state[t] == WAITING ->
                     unlink(L, t);
                     state[t] = IDLE;
+#if MUTANT_REQUEUE_HOLDS_NOTHING
                     res = false;
+#else
+                    res = requeued[t];
+#endif
+                    requeued[t] = false;
                     done = true
                 :: else -> skip
                 fi
@@ -309,8 +322,9 @@ inline unregister(L, t, res) {
         if
         :: !done ->
             (state[t] != WAKING);     /* [W2] */
-            atomic { state[t] = IDLE; notified[L]-- };
-            res = true
+            atomic { state[t] = IDLE; notified[L]--; requeued[t] = false };
+            res = true;
+            woke = true
         :: else -> skip
         fi
     fi
@@ -345,36 +359,27 @@ inline finish(L, t) {
     fi
 }
 
-/* [F1] after a claim: wake one waiter of the other side if any is counted. A batch
- * receive's second owed wake is made only if there is still a waiter and the room (read
- * first) is more than the senders notified and not yet acted (read second), as
- * zc__chan_wake_senders. */
+/* [F1] after a claim: wake one waiter of the other side if any is counted ([F1]) and
+ * none of them holds a wake-up it has not acted on ([N1], read after: its own step), as
+ * zc__waitlist_notify_owed. A batch receive that freed two slots owes the same one wake:
+ * the sender woken passes one on if room is left when it acts. */
 inline pay(L) {
     if
-    :: owe > 0 && L == RECV ->
+    :: owe > 0 ->
+        atomic { owe = 0; k2 = (L == RECV -> SEND : RECV) };
         if
-        :: waiters[SEND] != 0 -> notify_one(SEND, res2)
-        :: else -> owe = 1            /* no one waits: stop */
-        fi;
-#if MUTANT_PAY_ONE
-        owe = 1;
-#endif
-        if
-        :: owe == 2 && waiters[SEND] != 0 ->
-            k2 = (closed -> 0 : CAP - (tail - head));
+        :: waiters[k2] != 0 ->
             if
-            :: k2 > notified[SEND] -> notify_one(SEND, res2)
+#if MUTANT_OWED_IGNORES_HOLDERS
+            :: true -> notify_one(k2, res2)
+#else
+            :: notified[k2] == 0 -> notify_one(k2, res2)
+#endif
             :: else -> skip
             fi
         :: else -> skip
         fi;
-        atomic { owe = 0; k2 = 0 }
-    :: owe > 0 && L == SEND ->
-        owe = 0;
-        if
-        :: waiters[RECV] != 0 -> notify_one(RECV, res2)
-        :: else -> skip
-        fi
+        k2 = 0
     :: else -> skip
     fi
 }
@@ -498,7 +503,7 @@ inline poll(L, t, s, WOULD_WAIT) {
 #if MUTANT_SELF_WAKE_TOO
         :: false -> skip
 #else
-        :: res && registered -> skip  /* this poll's registration was woken: that wake */
+        :: woke && registered -> skip /* this poll's registration was woken: that wake */
                                       /* asks for the next poll already */
 #endif
         :: else ->
@@ -556,7 +561,7 @@ end_wait:
 
 proctype Receiver(byte t) {
     byte s, n, k, k2, budget;
-    bool res, res2, done, registered, quit;
+    bool res, res2, done, registered, quit, woke;
     byte owe;
     byte cancels = CANCELS;
     do
@@ -577,7 +582,7 @@ proctype Receiver(byte t) {
 
 proctype Sender(byte t) {
     byte s, n, k, k2, m, budget;
-    bool res, res2, done, registered, quit;
+    bool res, res2, done, registered, quit, woke;
     byte owe;
     byte cancels = CANCELS;
     do
