@@ -181,12 +181,20 @@ static size_t recv_avail(void *ch) {
 
 static size_t send_avail(void *ch) { return chan_room(ch); }
 
+/* With senders waiting, the holes that the call left at head are skipped first, and owe
+ * a wake each: a receive that reached a released place had freed its slot too, and woke
+ * one sender for two free slots while the other waited on (found by a break test; rule
+ * 4). Senders that come later need no wake for them: their attempt skips such a hole. */
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
-    if (n > 0) zc__waitlist_notify_owed(&ch->send_waiters);
+    if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
+    /* seq_cst: a guess (each skip's CAS validates it), after the call's claims. */
+    n += zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
+                                                               memory_order_seq_cst));
+    zc__waitlist_notify_owed(&ch->send_waiters, n, send_avail, ch);
 }
 
 void zc__chan_wake_receivers(zc__chan *ch, size_t n) {
-    if (n > 0) zc__waitlist_notify_owed(&ch->recv_waiters);
+    zc__waitlist_notify_owed(&ch->recv_waiters, n, recv_avail, ch);
 }
 
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
@@ -209,11 +217,9 @@ void zc__chan_pass_on_recv(zc__chan *ch) {
         zc__waitlist_pass_on(&ch->recv_waiters, pass_on_recv_again, ch);
 }
 
-/* With senders waiting, the holes left at head are skipped first: each holds a free
- * slot that the room does not count until head has moved past it. A receive that
- * reached a released place had freed its slot too, and left a sender waiting while two
- * slots were free (found by a break test; rule 4). Senders that come later need no wake
- * for such a hole: their attempt skips it. */
+/* With senders waiting, the holes left at head are skipped first, as in
+ * zc__chan_wake_senders: each holds a free slot that the room does not count until head
+ * has moved past it, and a wake skipped for a holder may have been for one. */
 void zc__chan_pass_on_send(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->send_waiters)) return;
     /* seq_cst: a guess (each skip's CAS validates it), after the caller's [N2]. */
@@ -262,7 +268,7 @@ static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
 }
 
 zc_status zc__chan_sent_wake(zc__chan *ch) {
-    zc__waitlist_notify_owed(&ch->recv_waiters);
+    zc__chan_wake_receivers(ch, 1);
     return ZC_OK;
 }
 

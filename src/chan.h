@@ -51,24 +51,27 @@ struct zc__chan {
     struct zc_receiver rx;
 };
 
-/* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver, and
- * wake it unless a receiver woken before has not acted yet (zc__waitlist_notify_owed). */
-static inline void zc__chan_wake_receiver(zc__chan *ch) {
-    if (zc__waitlist_owes_wake(&ch->recv_waiters)) zc__waitlist_notify_owed(&ch->recv_waiters);
-}
-
-/* The wake owed to waiting senders for n slots freed on a bounded channel, or to
- * waiting receivers for n messages made receivable (none if n is 0), after the seq_cst
- * claims that freed or made them ([F1]): one waiter woken, unless one woken before has
- * not acted yet; that one, when it acts, passes a wake-up on if anything is left
+/* The wakes owed to waiting senders for n slots freed on a bounded channel (plus one for
+ * each hole the call left at head, skipped first), or to waiting receivers for n
+ * messages made receivable, after the seq_cst claims that freed or made them ([F1]):
+ * one waiter woken for each, while fewer than ZC__WAKES_HELD_MAX waiters woken before
+ * have not acted yet, and after the first only while there is more to take than those
+ * will take; they, when they act, pass a wake-up on if anything is left
  * (zc__waitlist_notify_owed, zc__chan_pass_on_*). */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
-/* [F1] after a receive freed a slot with a seq_cst claim: wake a waiting sender unless
- * one woken before has not acted yet (zc__waitlist_notify_owed). */
+/* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver, and
+ * wake it unless the receivers woken before and not acted yet are enough
+ * (zc__waitlist_notify_owed). */
+static inline void zc__chan_wake_receiver(zc__chan *ch) {
+    if (zc__waitlist_owes_wake(&ch->recv_waiters)) zc__chan_wake_receivers(ch, 1);
+}
+
+/* [F1] after a receive freed a slot with a seq_cst claim: wake a waiting sender, as
+ * zc__chan_wake_receiver. */
 static inline void zc__chan_wake_sender(zc__chan *ch) {
-    if (zc__waitlist_owes_wake(&ch->send_waiters)) zc__waitlist_notify_owed(&ch->send_waiters);
+    if (zc__waitlist_owes_wake(&ch->send_waiters)) zc__chan_wake_senders(ch, 1);
 }
 
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or

@@ -97,7 +97,7 @@ static void wake_receivers(zc__chan *ch) {
     if (zc__chan_is_closed(ch))
         zc__waitlist_notify_all(&ch->recv_waiters);
     else
-        zc__waitlist_notify_owed(&ch->recv_waiters);
+        zc__chan_wake_receivers(ch, 1);
 }
 
 /* A bounded place found to be a hole already: abandoned by the last receiver's drop

@@ -189,10 +189,12 @@ static bool notify(zc__waitlist *wl, bool passing) {
 
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
-void zc__waitlist_notify_owed(zc__waitlist *wl) {
-    /* [F1] then [N1] (waitlist.h); notify looks at the waiter count again, a load of a
-     * line just read. */
-    if (zc__waitlist_owes_wake(wl)) notify(wl, false);
+void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg) {
+    /* [F1] then [N1] (waitlist.h), before each; notify looks at the waiter count again,
+     * a load of a line just read. */
+    for (size_t i = 0; i < n && zc__waitlist_owes_wake(wl); i++)
+        if ((i > 0 && !zc__waitlist_wake_has_work(wl, avail, arg)) || !notify(wl, false))
+            return;
 }
 
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg) {
@@ -239,7 +241,6 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
 }
 
 void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w) {
-    ZC__HOOK(ZC__HOOK_WAITER_REGISTERING);
     for (;;) {
         wait_not_waking(node);
         lock(wl);

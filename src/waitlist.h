@@ -66,8 +66,8 @@ bool zc__waitlist_notify_one(zc__waitlist *wl);
 
 /* The waiters of wl holding a wake-up they have not acted on (by registering again, or
  * by the unregister of a completion or cancel). A pass-on is owed only for what there is
- * to take beyond what they will take, and a notify_owed only when there are none: each
- * of them, when it acts, looks again (chan.c).
+ * to take beyond what they will take, and a notify_owed only while there are fewer than
+ * ZC__WAKES_HELD_MAX: each of them, when it acts, looks again (chan.c).
  * seq_cst, as the increments in notify and the decrements of the owners: of two owners
  * acting at once, the later decrement's load sees both. */
 static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
@@ -89,26 +89,39 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
     return there > zc__waitlist_notified(wl);
 }
 
-/* Wake the oldest waiter of wl for something a call has just made available (messages,
- * or free slots), after the seq_cst claims that made it ([F1]), unless a waiter of wl
- * already holds a wake-up it has not acted on: then that one takes it. A woken waiter
- * takes what it can when it acts, and then passes a wake-up on if something is left
- * (zc__waitlist_pass_on, checked by chan.c's pass-ons), so one wake-up at a time goes
- * down the list: a baton, as event-listener's notify(1) (which counts the listeners
- * notified and not yet woken) and the shared-mode propagation of Java's
- * AbstractQueuedSynchronizer. Waking one waiter per freed slot instead (async-channel's
- * notify_additional(1)) woke, under 512 senders on one executor thread, 0.25 senders a
- * message that found the channel full again: the first one woken had refilled it (bench
- * row 13a). The holder's count is read after the waiter count (seq_cst both): a holder
- * that acts meanwhile lowers it before its own look at the queue, which then sees what
- * this call made available (a Dekker pairing, as [F1]/[F2]). */
-void zc__waitlist_notify_owed(zc__waitlist *wl);
+/* The most waiters of a list that the wakes owed for messages or freed slots leave
+ * holding a wake-up they have not acted on (zc__waitlist_notify_owed). Two: one woken
+ * waiter may run on the waking thread (an executor's LIFO slot runs the task woken last
+ * there, after the running poll) while the other runs elsewhere. With one, under the
+ * bench's 2-worker pool, the receiver and the one sender it woke ran by turns on one
+ * worker: bench row 13a, two senders, 25 -> 78 ns a message; with two, 27 ns, and 17 ns
+ * on one thread at 512 senders as with one (four: no better). */
+#define ZC__WAKES_HELD_MAX 2u
 
-/* Whether zc__waitlist_notify_owed would wake a waiter now: one is linked ([F1]) and none
- * holds a wake-up it has not acted on ([N1]). The inline test of the fast paths, which
- * make the call only then. */
+/* Make the wakes owed to waiters of wl for n messages or slots a call has just made
+ * available, after the seq_cst claims that made them ([F1]): one waiter woken for each,
+ * oldest first, while waiters are linked and fewer than ZC__WAKES_HELD_MAX of them hold
+ * a wake-up they have not acted on, and (after the first) while there is more to take
+ * than those will take (zc__waitlist_wake_has_work, avail(arg): under an executor that
+ * polls inside the wake, the first woken waiter's pass-ons may have taken it all; ten
+ * freed slots woke nineteen senders, found by a break test). The rest is left to the
+ * holders: a woken waiter takes what it can when it acts, and then passes a wake-up on
+ * if something is left (zc__waitlist_pass_on, checked by chan.c's pass-ons). So a wake-up at a time, or two,
+ * goes down the list, as event-listener's notify(n) (which counts the listeners notified
+ * and not yet woken) and the shared-mode propagation of Java's
+ * AbstractQueuedSynchronizer. Waking one waiter per message or freed slot instead
+ * (async-channel's notify_additional(1)) woke, under 512 senders on one executor thread,
+ * 0.25 senders a message that found the channel full again: the first one woken had
+ * refilled it (bench row 13a). The holders' count is read after the waiter count (seq_cst
+ * both): a holder that acts meanwhile lowers it before its own look at the queue, which
+ * then sees what this call made available (a Dekker pairing, as [F1]/[F2]). */
+void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg);
+
+/* Whether zc__waitlist_notify_owed would wake a waiter now: one is linked ([F1]) and
+ * fewer than ZC__WAKES_HELD_MAX hold a wake-up they have not acted on ([N1]). The inline
+ * test of the fast paths, which make the call only then. */
 static inline bool zc__waitlist_owes_wake(zc__waitlist *wl) {
-    return zc__waitlist_has_waiters(wl) && zc__waitlist_notified(wl) == 0;
+    return zc__waitlist_has_waiters(wl) && zc__waitlist_notified(wl) < ZC__WAKES_HELD_MAX;
 }
 
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its

@@ -17,10 +17,10 @@
  * single operations (its segmented queue has no multi-slot claim); the differences are
  * noted at each call.
  *
- * Waking: as a single operation, a batch that sent messages wakes the oldest waiting
- * receiver, and one that received from a bounded channel the oldest waiting sender,
- * unless one woken before has not acted yet; the waiter woken passes a wake-up on when
- * it has taken what it can, if something is left (zchan/waker.h, one wake-up at a time).
+ * Waking: a batch that sent k messages wakes up to k waiting receivers; a batch that
+ * received k messages from a bounded channel wakes up to k waiting senders (one per
+ * message or slot, as k single operations would), but leaves no more than two woken
+ * and not yet polled: the rest is passed on by those (zchan/waker.h).
  *
  * | call                                       | concurrent with                         |
  * |--------------------------------------------|-----------------------------------------|

@@ -32,18 +32,20 @@
  * its own poll: a poll makes the wakes its operation owes the other side only once its
  * own waiter node is off the list.
  *
- * One wake-up at a time (rules 4 and 5). A call that makes something available (a send,
+ * Two wake-ups at a time (rules 4 and 5). A call that makes something available (a send,
  * a receive, a batch, a commit or release of a reservation) wakes the oldest waiter of
- * the other side unless a waiter of that side woken before has not acted on its wake-up
- * yet (by a poll or a cancel): then that one is the waiter woken for it. A woken future
- * takes what it can when it is polled, and then, if something is left (more than the
- * waiters still holding a wake-up will take), passes a wake-up on to the next waiter; so
- * does one cancelled, or one that found nothing and registered again. Waking one waiter
- * per message or freed slot instead, the first woken task that sends (receives) in a loop
- * took what the others were woken for, and they found the channel full (empty) again:
- * 0.25 such polls a message under 512 senders on one executor thread (bench row 13a). A
- * woken future that its executor leaves unpolled delays the waiters behind it (not the
- * senders and receivers that are not waiting): poll or cancel it promptly.
+ * the other side, one for each message or slot, unless two waiters of that side woken
+ * before have not acted on their wake-ups yet (by a poll or a cancel): then those are
+ * the waiters woken for it. A woken future takes what it can when it is polled, and
+ * then, if something is left (more than the waiters still holding a wake-up will take),
+ * passes a wake-up on to the next waiter; so does one cancelled, or one that found
+ * nothing and registered again. Waking one waiter per message or freed slot instead, the
+ * first woken task that sends (receives) in a loop took what the others were woken for,
+ * and they found the channel full (empty) again: 0.25 such polls a message under 512
+ * senders on one executor thread (bench row 13a). Two, not one, so that an executor
+ * that runs a woken task on the waking thread (a LIFO slot) still has one to run on
+ * another. A woken future that its executor leaves unpolled delays the waiters behind it
+ * (not the senders and receivers that are not waiting): poll or cancel it promptly.
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn. A
  * pass-on made inside the wake of another pass-on on the same list is left to that one,

@@ -29,11 +29,13 @@
  *    receiver and one sender woken by any op but close and the last drops; close wakes
  *    every pending future; and no lost wake-up: while a message can be received and a
  *    receive future is pending, at least one pending receive future has a wake it has
- *    not yet been polled for, and likewise for a free slot and send futures. One at a
- *    time: a wake owed while a waiter woken before has not acted is left to it, and it
- *    passes one on when it acts if something is left (waker rule 4;
- *    zc__waitlist_notify_owed). A free slot held by a hole at the front cannot strand a
- *    sender: the woken sender's attempt and its pass-on skip such holes.
+ *    not yet been polled for, and likewise for a free slot and send futures (not one
+ *    each: a wake owed while two woken before have not acted is left to them, and each
+ *    passes one on when it acts if something is left; waker rule 4,
+ *    zc__waitlist_notify_owed); a receive that skipped holes may wake one sender per
+ *    slot it freed. A receive that leaves holes at the front while senders are
+ *    registered skips them (their slots are free for any sender), so a free slot held by
+ *    a hole at the front cannot strand a sender.
  * Whatever the channel allocated must be freed once every handle is dropped (LeakSanitizer).
  *
  * Built with clang -fsanitize=fuzzer (tests/fuzz/run.sh). With FUZZ_STANDALONE defined
@@ -95,6 +97,7 @@ typedef struct model {
     unsigned char kind[MAX_MSGS]; /* E_MSG, or (bounded) a reservation or a hole */
     size_t head, len;
     size_t popped;      /* places taken off the front so far: the head's absolute number */
+    size_t holes_skipped; /* by the current op */
     uint32_t next_id;
     bool closed;
     size_t senders, receivers; /* live handles */
@@ -158,7 +161,8 @@ static void on_drop(void *msg, void *ctx) {
 }
 
 /* Holes at the front: their slots are free for any sender (a send attempt skips them),
- * and the channel may or may not have skipped them yet. */
+ * and the channel may have skipped them already where the model has not (a woken
+ * sender's pass-on skips them too: zc__chan_pass_on_send). */
 static size_t front_holes(void) {
     size_t n = 0;
     while (n < S.m.len && S.m.kind[(S.m.head + n) % MAX_MSGS] == E_HOLE) n++;
@@ -193,7 +197,10 @@ static uint32_t model_pop(void) {
 
 /* A receive attempt first skips the holes at the front, freeing their slots. */
 static void model_skip_holes(void) {
-    while (S.m.len > 0 && S.m.kind[S.m.head] == E_HOLE) model_pop();
+    while (S.m.len > 0 && S.m.kind[S.m.head] == E_HOLE) {
+        model_pop();
+        S.m.holes_skipped++;
+    }
 }
 
 /* Messages a receiver could take now: those before the first reservation. */
@@ -224,12 +231,22 @@ static zc_status expected_recv(void) {
     return S.m.closed ? ZC_CLOSED : ZC_EMPTY;
 }
 
-/* A receive took the oldest message (the holes it leaves at the front stay in the
- * model: see front_holes). */
-static void check_received(const unsigned char *got) {
+/* Whether a send future is registered: pending and not woken since it was last polled
+ * (a woken node is off the list). */
+static bool senders_registered(void) {
+    for (unsigned i = 0; i < FUTURES; i++)
+        if (S.sf[i].pending && S.sf[i].wakes == S.sf[i].seen) return true;
+    return false;
+}
+
+/* A receive took the oldest message. If senders were registered when it was called
+ * (registered: whether they were), it skips the holes it left at the front: their slots
+ * are free for any sender, and each owes a registered sender a wake. */
+static void check_received(const unsigned char *got, bool registered) {
     unsigned char want[MAX_ELEM];
     payload(model_pop(), S.m.elem_size, want);
     CHECK(memcmp(want, got, S.m.elem_size) == 0, "received a message out of order");
+    if (S.m.bounded && registered) model_skip_holes();
 }
 
 /* ---- handles ---- */
@@ -291,13 +308,14 @@ static void poll_recv(future_slot *f) {
     zc_status want = expected_recv();
     unsigned char out[MAX_ELEM + 1];
     memset(out, 0xee, sizeof out);
+    bool registered = senders_registered();
     zc_status st = zc_recv_poll(&f->recv, &w, out);
     f->seen = f->wakes;
     if (want == ZC_EMPTY) want = ZC_PENDING;
     CHECK(st == want, "recv poll gave %s, expected %s", zc_status_str(st),
           zc_status_str(want));
     f->pending = st == ZC_PENDING;
-    if (st == ZC_OK) check_received(out);
+    if (st == ZC_OK) check_received(out, registered);
     CHECK(out[S.m.elem_size] == 0xee, "recv wrote past elem_size");
 }
 
@@ -352,7 +370,8 @@ static void check_wakes(unsigned *recv_before, unsigned *send_before, bool wake_
     }
     if (!wake_all) {
         CHECK(new_r <= 1, "one op woke %u receivers", new_r);
-        CHECK(new_s <= 1, "one op woke %u senders", new_s);
+        CHECK(new_s <= 1 + S.m.holes_skipped, "one op woke %u senders (%zu holes skipped)", new_s,
+              S.m.holes_skipped);
     }
     size_t held = receivable(), room = free_slots();
     size_t first = 0; /* a closed channel is not drained while a reservation is next */
@@ -492,9 +511,13 @@ static void permit_release(permit_slot *ps) {
         S.m.kind[model_index(ps->place)] = E_HOLE;
         return;
     }
-    /* It was the oldest: skipped at once with the holes right after it, slots free. */
+    /* It was the oldest: skipped at once with the holes right after it, slots free (one
+     * sender woken per slot). */
     model_pop();
-    while (S.m.len > 0 && S.m.kind[S.m.head] == E_HOLE) model_pop();
+    while (S.m.len > 0 && S.m.kind[S.m.head] == E_HOLE) {
+        model_pop();
+        S.m.holes_skipped++;
+    }
 }
 
 /* ---- one op ---- */
@@ -509,6 +532,7 @@ static void do_op(unsigned char byte) {
     int t = live_tx(arg), r = live_rx(arg);
     unsigned char buf[MAX_ELEM + 1] = {0}, keep[MAX_ELEM];
     zc_status st, want;
+    bool registered; /* senders registered before a receive */
     switch (op) {
     case 0: /* try_send */
     case 1:
@@ -527,10 +551,11 @@ static void do_op(unsigned char byte) {
         if (r < 0) break;
         memset(buf, 0xee, sizeof buf);
         want = expected_recv();
+        registered = senders_registered();
         st = zc_try_recv(S.rx[r], buf);
         CHECK(st == want, "try_recv gave %s, expected %s", zc_status_str(st),
               zc_status_str(want));
-        if (st == ZC_OK) check_received(buf);
+        if (st == ZC_OK) check_received(buf, registered);
         CHECK(buf[S.m.elem_size] == 0xee, "try_recv wrote past elem_size");
         break;
     case 4: { /* start (or restart) a send future on a fresh message, or poll it */
@@ -615,10 +640,11 @@ static void do_op(unsigned char byte) {
         memset(buf, 0xee, sizeof buf);
         want = expected_recv();
         if (want == ZC_EMPTY) want = ZC_TIMEDOUT;
+        registered = senders_registered();
         st = zc_recv_timeout(S.rx[r], buf, 0);
         CHECK(st == want, "recv_timeout(0) gave %s, expected %s", zc_status_str(st),
               zc_status_str(want));
-        if (st == ZC_OK) check_received(buf);
+        if (st == ZC_OK) check_received(buf, registered);
         break;
     case 13: { /* bad arguments: ZC_EINVAL, nothing changes */
         zc_waker null_wake = {NULL, NULL};
@@ -679,6 +705,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         op_byte = data[i];
         unsigned op = data[i] & 15;
         bool had = S.m.exists;
+        S.m.holes_skipped = 0;
         do_op(data[i]);
         ops_done++;
         /* close, the last drops and a new channel may wake every waiter; a sweep polls

@@ -12,8 +12,9 @@
  *    attempt backs off, then says PENDING); FULL and EMPTY are answered only when they
  *    hold.
  *  - after a successful claim, the [F1] check: the other side's `waiters` count, and if
- *    it is not zero, the [N1] check: notify_one only if no node of that list holds a
- *    wake-up its owner has not acted on (`notified`), as zc__waitlist_notify_owed.
+ *    it is not zero, the [N1] check: notify_one only if fewer than HOLDERS nodes of that
+ *    list hold a wake-up their owner has not acted on (`notified`), as
+ *    zc__waitlist_notify_owed.
  *  - register of a WOKEN node: it keeps the wake-up (requeued) until it leaves, and its
  *    unregister then reports it held, so finish passes it on.
  *  - register: wait while WAKING, then under the lock link the node (at the front if it
@@ -117,10 +118,17 @@
 #define QUIET_FINISH 1
 #endif
 /* BATCH_RECV: a receive attempt may claim the next two positions at once (a batch
- * receive, ring_batch.c; with CAP >= 2), freeing two slots, and then owes waiting
- * senders the one wake a single receive owes (pay). */
+ * receive, ring_batch.c; with CAP >= 2), and then owes two wakes to waiting senders
+ * (pay). */
 #ifndef BATCH_RECV
 #define BATCH_RECV 0
+#endif
+/* HOLDERS: the most nodes of a list that owed wakes leave holding a wake-up their owner
+ * has not acted on (src/waitlist.h ZC__WAKES_HELD_MAX, 2). With 1, small configurations
+ * reach the states where an owed wake is left to a holder, which with 2 need three
+ * waiters of a kind. */
+#ifndef HOLDERS
+#define HOLDERS 2
 #endif
 
 #define NT (NRECV + NSEND)       /* tasks: receivers 0..NRECV-1, then senders */
@@ -359,27 +367,34 @@ inline finish(L, t) {
     fi
 }
 
-/* [F1] after a claim: wake one waiter of the other side if any is counted ([F1]) and
- * none of them holds a wake-up it has not acted on ([N1], read after: its own step), as
- * zc__waitlist_notify_owed. A batch receive that freed two slots owes the same one wake:
- * the sender woken passes one on if room is left when it acts. */
+/* [F1] after a claim: the wakes it owes the other side (one, or two for a batch receive),
+ * as zc__waitlist_notify_owed: each only while a waiter is counted ([F1]) and then, a
+ * step of its own, fewer than HOLDERS nodes of that list hold a wake-up their owner has
+ * not acted on ([N1]); the second only if, besides, the room (read first) is more than
+ * the senders notified and not yet acted (read second). What is not woken for is left
+ * to the holders, which pass a wake-up on when they act. */
 inline pay(L) {
     if
     :: owe > 0 ->
-        atomic { owe = 0; k2 = (L == RECV -> SEND : RECV) };
+        lst = (L == RECV -> SEND : RECV);
         if
-        :: waiters[k2] != 0 ->
+        :: waiters[lst] != 0 ->
             if
-#if MUTANT_OWED_IGNORES_HOLDERS
-            :: true -> notify_one(k2, res2)
-#else
-            :: notified[k2] == 0 -> notify_one(k2, res2)
-#endif
+            :: notified[lst] < HOLDERS -> notify_one(lst, res2)
+            :: else -> owe = 1        /* left to the holders: stop */
+            fi
+        :: else -> owe = 1            /* no one waits: stop */
+        fi;
+        if
+        :: owe == 2 && waiters[SEND] != 0 && notified[SEND] < HOLDERS ->
+            k2 = (closed -> 0 : CAP - (tail - head));
+            if
+            :: k2 > notified[SEND] -> notify_one(SEND, res2)
             :: else -> skip
             fi
         :: else -> skip
         fi;
-        k2 = 0
+        atomic { owe = 0; k2 = 0; lst = 0 }
     :: else -> skip
     fi
 }
@@ -562,7 +577,7 @@ end_wait:
 proctype Receiver(byte t) {
     byte s, n, k, k2, budget;
     bool res, res2, done, registered, quit, woke;
-    byte owe;
+    byte owe, lst;
     byte cancels = CANCELS;
     do
     :: poll(RECV, t, s, EMPTY);
@@ -583,7 +598,7 @@ proctype Receiver(byte t) {
 proctype Sender(byte t) {
     byte s, n, k, k2, m, budget;
     bool res, res2, done, registered, quit, woke;
-    byte owe;
+    byte owe, lst;
     byte cancels = CANCELS;
     do
     :: m == MSGS -> break

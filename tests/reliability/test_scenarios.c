@@ -8,7 +8,7 @@
  *
  * Covered elsewhere:
  *  (1) two pending receivers, two sends before the first woken one runs:
- *      test_future.c test_two_pending_receivers_are_woken_in_registration_order_one_at_a_time
+ *      test_future.c test_two_pending_receivers_are_woken_one_per_send_in_registration_order
  *  (5) the timer wins after the wake (a woken receiver cancelled unpolled):
  *      test_future.c test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on
  *  (6) a pending send cancelled before its slot frees:
@@ -216,10 +216,8 @@ static void test_every_send_path_wakes_the_first_pending_receiver_only(void **st
             assert_int_equal(wakes(&f, 0), 1);
             assert_int_equal(wakes(&f, 1), 0);
             assert_int_equal(send_by(p, f.tx, 11), ZC_OK);
-            assert_int_equal(wakes(&f, 1), 0); /* r[0] has not acted on its wake-up yet */
-            expect_poll_u64(&r[0], &f.w[0], 10); /* and passes one on: 11 is left */
-            assert_int_equal(wakes(&f, 0), 1);
             assert_int_equal(wakes(&f, 1), 1);
+            expect_poll_u64(&r[0], &f.w[0], 10);
             expect_poll_u64(&r[1], &f.w[1], 11);
             fixture_done(&f);
         }
@@ -537,17 +535,16 @@ static void test_wake_that_cancels_another_waiter_leaves_it_unwoken(void **state
     reentry_on(&f, 0, &re, cancel_other_inside_wake)->other = &r[1];
     pend_receivers(&f, r, 3);
     send_u64(f.tx, 1);
-    send_u64(f.tx, 2); /* r[0] has not acted on its wake-up: no second wake */
+    send_u64(f.tx, 2); /* r[1] was cancelled inside r[0]'s wake: r[2] is next */
     assert_int_equal(wakes(&f, 0), 1);
-    assert_int_equal(wakes(&f, 2), 0);
-    expect_poll_u64(&r[0], &f.w[0], 1); /* passes a wake-up on for 2: r[1] was cancelled */
-    assert_int_equal(wakes(&f, 1), 0);  /* inside r[0]'s wake, so r[2] is next */
+    assert_int_equal(wakes(&f, 1), 0);
     assert_int_equal(wakes(&f, 2), 1);
+    expect_poll_u64(&r[0], &f.w[0], 1);
     expect_poll_u64(&r[2], &f.w[2], 2);
     fixture_done(&f);
 }
 
-static void test_wake_that_sends_leaves_the_next_receiver_to_the_woken_one(void **state) {
+static void test_wake_that_sends_wakes_the_next_receiver_from_inside(void **state) {
     (void)state;
     for (int k = 0; k < 2; k++) {
         fixture f;
@@ -556,20 +553,17 @@ static void test_wake_that_sends_leaves_the_next_receiver_to_the_woken_one(void 
         reentry re;
         reentry_on(&f, 0, &re, try_send_inside_wake);
         pend_receivers(&f, r, 2);
-        /* r[0]'s wake sends 2, which leaves r[1] alone: r[0] holds a wake-up it has not
-         * acted on. Polled, r[0] takes 1 and passes one on for 2. */
-        send_u64(f.tx, 1);
+        send_u64(f.tx, 1); /* r[0]'s wake sends 2, which wakes r[1] (a nested notify) */
         assert_int_equal(re.status, ZC_OK);
         assert_int_equal(wakes(&f, 0), 1);
-        assert_int_equal(wakes(&f, 1), 0);
-        expect_poll_u64(&r[0], &f.w[0], 1);
         assert_int_equal(wakes(&f, 1), 1);
+        expect_poll_u64(&r[0], &f.w[0], 1);
         expect_poll_u64(&r[1], &f.w[1], 2);
         fixture_done(&f);
     }
 }
 
-static void test_sender_wake_that_receives_leaves_the_next_sender_to_the_woken_one(void **state) {
+static void test_sender_wake_that_receives_wakes_the_next_sender_from_inside(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 2);
@@ -583,16 +577,13 @@ static void test_sender_wake_that_receives_leaves_the_next_sender_to_the_woken_o
         zc_send_init(&s[i], f.tx, &msg[i]);
         assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_PENDING);
     }
-    /* Wakes s[0], whose wake takes 2: that slot's wake is left to s[0], which has not
-     * acted on its own yet; polled, it sends and passes one on for the other slot. */
-    expect_u64(f.rx, 1);
+    expect_u64(f.rx, 1); /* wakes s[0], whose wake takes 2, which wakes s[1] */
     assert_int_equal(re.status, ZC_OK);
     assert_int_equal(re.out, 2);
     assert_int_equal(wakes(&f, 0), 1);
-    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(wakes(&f, 1), 1);
     assert_int_equal(channel_len(&f), 0);
     assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
-    assert_int_equal(wakes(&f, 1), 1);
     assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
     expect_u64(f.rx, 100);
     expect_u64(f.rx, 101);
@@ -1697,92 +1688,6 @@ static void test_a_poll_woken_during_its_recheck_is_not_woken_again_by_itself(vo
     run_woken_in_recheck(SEND_MANY);
 }
 
-/* A waiter woken and not yet polled holds its wake-up: the wakes owed meanwhile are left
- * to it (zc__waitlist_notify_owed), and it passes one on when it acts if something is
- * left. Here it finds nothing at first (a barger took what it was woken for), so it
- * registers again, and just before that two more messages (slots) come, whose wakes
- * are left to it; its re-check takes one. It must pass a wake-up on for the other: the
- * waiter behind it was left pending beside a message (a free slot) when a node linked
- * again counted as holding nothing (ZC__REQUEUED; the model's mutant
- * REQUEUE_HOLDS_NOTHING). */
-typedef struct requeue {
-    fixture *f;
-    bool send_side;
-    atomic_bool armed;
-} requeue;
-
-static void two_more_before_registering(zc__hook_point point, void *ctx) {
-    requeue *rq = ctx;
-    /* Acq_rel: a plain flag (one thread here). */
-    if (point != ZC__HOOK_WAITER_REGISTERING ||
-        !atomic_exchange_explicit(&rq->armed, false, memory_order_acq_rel))
-        return;
-    if (rq->send_side) {
-        expect_u64(rq->f->rx, 1); /* frees two slots: their wakes are left to the */
-        expect_u64(rq->f->rx, 2); /* sender registering now */
-    } else {
-        send_u64(rq->f->tx, 1);
-        send_u64(rq->f->tx, 2);
-    }
-}
-
-static void run_woken_waiter_registering_again(bool send_side) {
-    fixture f;
-    fixture_init(&f, send_side ? 2 : 4);
-    zc_send s[2];
-    zc_recv r[2];
-    uint64_t msg[2] = {10, 11}, out = 0;
-    if (send_side) {
-        send_u64(f.tx, 0);
-        send_u64(f.tx, 1); /* full */
-    }
-    for (int i = 0; i < 2; i++) {
-        zc_send_init(&s[i], f.tx, &msg[i]);
-        zc_recv_init(&r[i], f.rx);
-        assert_int_equal(send_side ? zc_send_poll(&s[i], &f.w[i])
-                                   : zc_recv_poll(&r[i], &f.w[i], &out),
-                         ZC_PENDING);
-    }
-    if (send_side) {
-        expect_u64(f.rx, 0); /* wakes s[0] */
-        send_u64(f.tx, 2);   /* a barger takes the slot */
-    } else {
-        send_u64(f.tx, 0);   /* wakes r[0] */
-        expect_u64(f.rx, 0); /* a barger takes the message */
-    }
-    assert_int_equal(wakes(&f, 0), 1);
-    static requeue rq;
-    rq = (requeue){.f = &f, .send_side = send_side};
-    atomic_init(&rq.armed, true);
-    zc__test_set_hook(two_more_before_registering, &rq);
-    /* It looks full (empty): registers again; the hook runs; the re-check takes one. */
-    if (send_side) {
-        assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
-    } else {
-        assert_int_equal(zc_recv_poll(&r[0], &f.w[0], &out), ZC_OK);
-        assert_int_equal(out, 1);
-    }
-    zc__test_set_hook(NULL, NULL);
-    assert_false(atomic_load_explicit(&rq.armed, memory_order_acquire)); /* hook ran */
-    assert_int_equal(wakes(&f, 1), 1); /* passed on for the other */
-    if (send_side) {
-        assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
-        expect_u64(f.rx, 10);
-        expect_u64(f.rx, 11);
-    } else {
-        assert_int_equal(zc_recv_poll(&r[1], &f.w[1], &out), ZC_OK);
-        assert_int_equal(out, 2);
-    }
-    assert_int_equal(wakes(&f, 0), 1);
-    fixture_done(&f);
-}
-
-static void test_a_woken_waiter_registering_again_passes_on_the_wakes_left_to_it(void **state) {
-    (void)state;
-    run_woken_waiter_registering_again(false);
-    run_woken_waiter_registering_again(true);
-}
-
 /* The timeout scenarios' check: while op's peer (a receiver, or a sender of op->v) is
  * held, a receive or a send of 3 with a 20 ms timeout returns ZC_TIMEDOUT, before the
  * watchdog had to release the peer; then the peer's own operation completes. */
@@ -2277,8 +2182,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_wake_that_closes_the_channel_wakes_every_other_waiter),
         cmocka_unit_test(test_wake_that_polls_another_waiter_hands_it_the_message),
         cmocka_unit_test(test_wake_that_cancels_another_waiter_leaves_it_unwoken),
-        cmocka_unit_test(test_wake_that_sends_leaves_the_next_receiver_to_the_woken_one),
-        cmocka_unit_test(test_sender_wake_that_receives_leaves_the_next_sender_to_the_woken_one),
+        cmocka_unit_test(test_wake_that_sends_wakes_the_next_receiver_from_inside),
+        cmocka_unit_test(test_sender_wake_that_receives_wakes_the_next_sender_from_inside),
         cmocka_unit_test(test_round_robin_poll_loop_goes_quiet_after_one_message),
         cmocka_unit_test(
             test_value_sent_before_the_last_sender_drops_is_received_before_closed),
@@ -2291,7 +2196,6 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_completed_send_is_never_reported_empty_behind_a_stalled_one),
         cmocka_unit_test(test_close_while_a_sender_crosses_a_segment_boundary_stays_closed),
         cmocka_unit_test(test_a_poll_woken_during_its_recheck_is_not_woken_again_by_itself),
-        cmocka_unit_test(test_a_woken_waiter_registering_again_passes_on_the_wakes_left_to_it),
         cmocka_unit_test(test_receiver_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(test_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(

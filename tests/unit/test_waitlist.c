@@ -148,6 +148,60 @@ static void test_unregister_of_a_woken_node_reports_the_held_notification(void *
     assert_false(zc__waitlist_unregister(&f.wl, &f.node[0])); /* handed over once */
 }
 
+/* A woken node that registers again (it found nothing: a barger took it) keeps the
+ * wake-up until it leaves: the wakes owed meanwhile may have been left to it
+ * (zc__waitlist_notify_owed), so its unregister reports one held, for the caller to pass
+ * on, though the node was only waiting. Not reported as woken: its registration was not
+ * (the caller's self-wake depends on that). A later registration from IDLE holds none. */
+static void test_woken_node_registered_again_reports_its_wake_up_held_not_woken(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(zc__waitlist_notified(&f.wl), 1);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_int_equal(zc__waitlist_notified(&f.wl), 0); /* acted on: looked again */
+    bool woken = true;
+    assert_true(zc__waitlist_unregister_woken(&f.wl, &f.node[0], &woken));
+    assert_false(woken);
+    assert_int_equal(node_state(&f, 0), ZC__IDLE);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
+}
+
+/* What an owed wake finds: always something (the channel's avail function, here a
+ * constant); each further wake of one call also needs more than the holders take. */
+static size_t plenty(void *arg) {
+    (void)arg;
+    return 100;
+}
+
+/* Owed wakes leave at most ZC__WAKES_HELD_MAX waiters holding a wake-up they have not
+ * acted on: five owed wakes with three waiting wake two; the third is woken once one of
+ * the two acts (here: leaves), and a later owed wake with two holders wakes no one. */
+static void test_owed_wakes_leave_at_most_two_waiters_holding_one(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    for (int i = 0; i < NODES; i++) zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
+    zc__waitlist_notify_owed(&f.wl, 5, plenty, NULL);
+    assert_int_equal(ZC__WAKES_HELD_MAX, 2);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(wakes(&f, 2), 0);
+    assert_false(zc__waitlist_owes_wake(&f.wl));
+    zc__waitlist_notify_owed(&f.wl, 1, plenty, NULL);
+    assert_int_equal(wakes(&f, 2), 0);
+    assert_true(zc__waitlist_unregister(&f.wl, &f.node[0]));
+    assert_true(zc__waitlist_owes_wake(&f.wl));
+    zc__waitlist_notify_owed(&f.wl, 1, plenty, NULL);
+    assert_int_equal(wakes(&f, 2), 1);
+    assert_true(zc__waitlist_unregister(&f.wl, &f.node[1]));
+    assert_true(zc__waitlist_unregister(&f.wl, &f.node[2]));
+    assert_int_equal(zc__waitlist_notified(&f.wl), 0);
+}
+
 static void test_unregister_of_an_idle_node_does_nothing(void **state) {
     (void)state;
     fixture f;
@@ -306,6 +360,8 @@ int main(void) {
         cmocka_unit_test(test_registering_a_waiting_node_again_only_replaces_its_waker),
         cmocka_unit_test(test_unregister_of_a_waiting_node_unlinks_it_without_a_wake),
         cmocka_unit_test(test_unregister_of_a_woken_node_reports_the_held_notification),
+        cmocka_unit_test(test_woken_node_registered_again_reports_its_wake_up_held_not_woken),
+        cmocka_unit_test(test_owed_wakes_leave_at_most_two_waiters_holding_one),
         cmocka_unit_test(test_unregister_of_an_idle_node_does_nothing),
         cmocka_unit_test(test_woken_node_registering_again_goes_to_the_front),
         cmocka_unit_test(test_idle_node_registering_again_goes_to_the_back),
