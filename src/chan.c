@@ -181,12 +181,13 @@ static size_t recv_avail(void *ch) {
 
 static size_t send_avail(void *ch) { return chan_room(ch); }
 
-/* With senders waiting, the holes that the call left at head are skipped first, and owe
- * a wake each: a receive that reached a released place had freed its slot too, and woke
- * one sender for two free slots while the other waited on (found by a break test; rule
- * 4). Senders that come later need no wake for them: their attempt skips such a hole. */
+/* With senders waiting (and a wake to make), the holes that the call left at head are
+ * skipped first, and owe a wake each: a receive that reached a released place had freed
+ * its slot too, and woke one sender for two free slots while the other waited on (found
+ * by a break test; rule 4). Senders that come later need no wake for them: their attempt
+ * skips such a hole, and so does a holder's pass-on. */
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
-    if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
+    if (n == 0 || !zc__waitlist_owes_wake(&ch->send_waiters)) return;
     /* seq_cst: a guess (each skip's CAS validates it), after the call's claims. */
     n += zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
                                                                memory_order_seq_cst));

@@ -231,12 +231,17 @@ static zc_status expected_recv(void) {
     return S.m.closed ? ZC_CLOSED : ZC_EMPTY;
 }
 
-/* Whether a send future is registered: pending and not woken since it was last polled
- * (a woken node is off the list). */
+/* Whether a receive owes waiting senders a wake now: a send future is registered
+ * (pending and not woken since it was last polled: a woken node is off the list) and
+ * fewer than two are woken and not yet polled (src/waitlist.h ZC__WAKES_HELD_MAX: the
+ * rest is left to those). Only then does a receive skip the holes it leaves. */
 static bool senders_registered(void) {
-    for (unsigned i = 0; i < FUTURES; i++)
-        if (S.sf[i].pending && S.sf[i].wakes == S.sf[i].seen) return true;
-    return false;
+    unsigned registered = 0, holding = 0;
+    for (unsigned i = 0; i < FUTURES; i++) {
+        registered += S.sf[i].pending && S.sf[i].wakes == S.sf[i].seen;
+        holding += S.sf[i].pending && S.sf[i].wakes != S.sf[i].seen;
+    }
+    return registered > 0 && holding < 2;
 }
 
 /* A receive took the oldest message. If senders were registered when it was called
