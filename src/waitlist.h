@@ -106,15 +106,16 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
  * polls inside the wake, the first woken waiter's pass-ons may have taken it all; ten
  * freed slots woke nineteen senders, found by a break test). The rest is left to the
  * holders: a woken waiter takes what it can when it acts, and then passes a wake-up on
- * if something is left (zc__waitlist_pass_on, checked by chan.c's pass-ons). So a wake-up at a time, or two,
- * goes down the list, as event-listener's notify(n) (which counts the listeners notified
- * and not yet woken) and the shared-mode propagation of Java's
- * AbstractQueuedSynchronizer. Waking one waiter per message or freed slot instead
+ * if something is left (zc__waitlist_pass_on, checked by chan.c's pass-ons). So one or
+ * two wake-ups at a time go down the list, as with event-listener's notify(n) (which
+ * counts the listeners notified and not yet woken) and the shared-mode propagation of
+ * Java's AbstractQueuedSynchronizer. Waking one waiter per message or freed slot instead
  * (async-channel's notify_additional(1)) woke, under 512 senders on one executor thread,
  * 0.25 senders a message that found the channel full again: the first one woken had
- * refilled it (bench row 13a). The holders' count is read after the waiter count (seq_cst
- * both): a holder that acts meanwhile lowers it before its own look at the queue, which
- * then sees what this call made available (a Dekker pairing, as [F1]/[F2]). */
+ * refilled it (bench row 13a). The holders' count is read after the waiter count
+ * (seq_cst both): a holder that acts meanwhile lowers it before its own look at the
+ * queue, which then sees what this call made available (a Dekker pairing, as
+ * [F1]/[F2]). */
 void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg);
 
 /* Whether zc__waitlist_notify_owed would wake a waiter now: one is linked ([F1]) and
