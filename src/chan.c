@@ -186,11 +186,16 @@ static size_t send_avail(void *ch) { return chan_room(ch); }
  * its slot too, and woke one sender for two free slots while the other waited on (found
  * by a break test; rule 4). Senders that come later need no wake for them: their attempt
  * skips such a hole, and so does a holder's pass-on. */
+static size_t skip_holes_at_head(zc__chan *ch) {
+    /* seq_cst: a guess (each skip's CAS validates it), after the caller's claims ([F1])
+     * or its [N2]. */
+    return zc__ring_skip_holes(&ch->q.ring,
+                               atomic_load_explicit(&ch->q.ring.head, memory_order_seq_cst));
+}
+
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
     if (n == 0 || !zc__waitlist_owes_wake(&ch->send_waiters)) return;
-    /* seq_cst: a guess (each skip's CAS validates it), after the call's claims. */
-    n += zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
-                                                               memory_order_seq_cst));
+    n += skip_holes_at_head(ch);
     zc__waitlist_notify_owed(&ch->send_waiters, n, send_avail, ch);
 }
 
@@ -223,9 +228,7 @@ void zc__chan_pass_on_recv(zc__chan *ch) {
  * has moved past it, and a wake skipped for a holder may have been for one. */
 void zc__chan_pass_on_send(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->send_waiters)) return;
-    /* seq_cst: a guess (each skip's CAS validates it), after the caller's [N2]. */
-    zc__ring_skip_holes(&ch->q.ring, atomic_load_explicit(&ch->q.ring.head,
-                                                          memory_order_seq_cst));
+    skip_holes_at_head(ch);
     if (zc__waitlist_wake_has_work(&ch->send_waiters, send_avail, ch))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }

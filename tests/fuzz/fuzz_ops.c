@@ -235,7 +235,7 @@ static zc_status expected_recv(void) {
  * (pending and not woken since it was last polled: a woken node is off the list) and
  * fewer than two are woken and not yet polled (src/waitlist.h ZC__WAKES_HELD_MAX: the
  * rest is left to those). Only then does a receive skip the holes it leaves. */
-static bool senders_registered(void) {
+static bool sender_wake_owed(void) {
     unsigned registered = 0, holding = 0;
     for (unsigned i = 0; i < FUTURES; i++) {
         registered += S.sf[i].pending && S.sf[i].wakes == S.sf[i].seen;
@@ -244,14 +244,14 @@ static bool senders_registered(void) {
     return registered > 0 && holding < 2;
 }
 
-/* A receive took the oldest message. If senders were registered when it was called
- * (registered: whether they were), it skips the holes it left at the front: their slots
- * are free for any sender, and each owes a registered sender a wake. */
-static void check_received(const unsigned char *got, bool registered) {
+/* A receive took the oldest message. If it owed waiting senders a wake when it was
+ * called (owed: sender_wake_owed then), it skips the holes it left at the front: their
+ * slots are free for any sender, and each owes a registered sender a wake. */
+static void check_received(const unsigned char *got, bool owed) {
     unsigned char want[MAX_ELEM];
     payload(model_pop(), S.m.elem_size, want);
     CHECK(memcmp(want, got, S.m.elem_size) == 0, "received a message out of order");
-    if (S.m.bounded && registered) model_skip_holes();
+    if (S.m.bounded && owed) model_skip_holes();
 }
 
 /* ---- handles ---- */
@@ -313,14 +313,14 @@ static void poll_recv(future_slot *f) {
     zc_status want = expected_recv();
     unsigned char out[MAX_ELEM + 1];
     memset(out, 0xee, sizeof out);
-    bool registered = senders_registered();
+    bool owed = sender_wake_owed();
     zc_status st = zc_recv_poll(&f->recv, &w, out);
     f->seen = f->wakes;
     if (want == ZC_EMPTY) want = ZC_PENDING;
     CHECK(st == want, "recv poll gave %s, expected %s", zc_status_str(st),
           zc_status_str(want));
     f->pending = st == ZC_PENDING;
-    if (st == ZC_OK) check_received(out, registered);
+    if (st == ZC_OK) check_received(out, owed);
     CHECK(out[S.m.elem_size] == 0xee, "recv wrote past elem_size");
 }
 
@@ -537,7 +537,7 @@ static void do_op(unsigned char byte) {
     int t = live_tx(arg), r = live_rx(arg);
     unsigned char buf[MAX_ELEM + 1] = {0}, keep[MAX_ELEM];
     zc_status st, want;
-    bool registered; /* senders registered before a receive */
+    bool owed; /* a receive owed waiting senders a wake (sender_wake_owed) */
     switch (op) {
     case 0: /* try_send */
     case 1:
@@ -556,11 +556,11 @@ static void do_op(unsigned char byte) {
         if (r < 0) break;
         memset(buf, 0xee, sizeof buf);
         want = expected_recv();
-        registered = senders_registered();
+        owed = sender_wake_owed();
         st = zc_try_recv(S.rx[r], buf);
         CHECK(st == want, "try_recv gave %s, expected %s", zc_status_str(st),
               zc_status_str(want));
-        if (st == ZC_OK) check_received(buf, registered);
+        if (st == ZC_OK) check_received(buf, owed);
         CHECK(buf[S.m.elem_size] == 0xee, "try_recv wrote past elem_size");
         break;
     case 4: { /* start (or restart) a send future on a fresh message, or poll it */
@@ -645,11 +645,11 @@ static void do_op(unsigned char byte) {
         memset(buf, 0xee, sizeof buf);
         want = expected_recv();
         if (want == ZC_EMPTY) want = ZC_TIMEDOUT;
-        registered = senders_registered();
+        owed = sender_wake_owed();
         st = zc_recv_timeout(S.rx[r], buf, 0);
         CHECK(st == want, "recv_timeout(0) gave %s, expected %s", zc_status_str(st),
               zc_status_str(want));
-        if (st == ZC_OK) check_received(buf, registered);
+        if (st == ZC_OK) check_received(buf, owed);
         break;
     case 13: { /* bad arguments: ZC_EINVAL, nothing changes */
         zc_waker null_wake = {NULL, NULL};
