@@ -77,11 +77,16 @@ void zc__seg_free(zc__segq *q, struct zc__seg *s) {
 /* Whether the readers of slots 0..ZC__SEG_CAP-2 of s are done with it (the caller read
  * the last slot). */
 static bool seg_read_out(const zc__segq *q, struct zc__seg *s) {
-    for (size_t i = 0; i < ZC__SEG_CAP - 1; i++)
+    /* The stride in a local and a pointer stepped by it: the acquire loads below would
+     * make the compiler reload q->stride and multiply on every turn. The words are
+     * and-ed, not tested one by one: a segment read out is the common case. */
+    const size_t stride = q->stride;
+    const unsigned char *slot = s->slots;
+    unsigned all = 1;
+    for (size_t i = 0; i < ZC__SEG_CAP - 1; i++, slot += stride)
         /* [A6] acquire pairs with [R6]: that reader's copy-out is over. */
-        if (!atomic_load_explicit(&zc__seg_slot(q, s, i)->read, memory_order_acquire))
-            return false;
-    return true;
+        all &= atomic_load_explicit(&((struct zc__slot *)(void *)slot)->read, memory_order_acquire);
+    return all != 0;
 }
 
 /* The link of a retired segment (its next field: see struct zc__seg). Relaxed: a
