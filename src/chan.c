@@ -94,7 +94,7 @@ static void chan_release_handle(zc__chan *ch) {
 }
 
 zc_sender *zc_sender_clone(zc_sender *tx) {
-    if (!tx) return NULL;
+    if (!zc__is_sender(tx)) return NULL;
     /* Relaxed: the caller holds a live handle, so the counts cannot reach zero now
      * (as for a reference count increment); the drop's acq_rel orders the rest. */
     size_t prev = atomic_fetch_add_explicit(&tx->ch->senders, 1, memory_order_relaxed);
@@ -105,7 +105,7 @@ zc_sender *zc_sender_clone(zc_sender *tx) {
 }
 
 zc_receiver *zc_receiver_clone(zc_receiver *rx) {
-    if (!rx) return NULL;
+    if (!zc__is_receiver(rx)) return NULL;
     /* Relaxed: as in zc_sender_clone. */
     size_t prev = atomic_fetch_add_explicit(&rx->ch->receivers, 1, memory_order_relaxed);
     assert(prev > 0 && "zc_receiver_clone on a dropped receiver");
@@ -115,7 +115,7 @@ zc_receiver *zc_receiver_clone(zc_receiver *rx) {
 }
 
 void zc_sender_drop(zc_sender *tx) {
-    if (!tx) return;
+    if (!zc__is_sender(tx)) return;
     zc__chan *ch = tx->ch;
     /* [H1] acq_rel. */
     size_t prev = atomic_fetch_sub_explicit(&ch->senders, 1, memory_order_acq_rel);
@@ -125,7 +125,7 @@ void zc_sender_drop(zc_sender *tx) {
 }
 
 void zc_receiver_drop(zc_receiver *rx) {
-    if (!rx) return;
+    if (!zc__is_receiver(rx)) return;
     zc__chan *ch = rx->ch;
     /* [H1] acq_rel: every other receiver's last receive happens before the discard. */
     size_t prev = atomic_fetch_sub_explicit(&ch->receivers, 1, memory_order_acq_rel);

@@ -51,6 +51,13 @@ struct zc__chan {
     struct zc_receiver rx;
 };
 
+/* Whether tx is a sender handle (not NULL, and not a receiver cast to zc_sender *: both
+ * kinds live in the channel, at different places). For the calls that change the
+ * handle counts (mpmc.h: the clones and the drops), where a cast handle would close a
+ * channel or discard its messages early. */
+static inline bool zc__is_sender(const zc_sender *tx) { return tx && tx == &tx->ch->tx; }
+static inline bool zc__is_receiver(const zc_receiver *rx) { return rx && rx == &rx->ch->rx; }
+
 /* The wakes owed to waiting senders for n slots freed on a bounded channel (plus one for
  * each hole the call left at head, skipped first), or to waiting receivers for n
  * messages made receivable, after the seq_cst claims that freed or made them ([F1]):

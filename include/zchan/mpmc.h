@@ -38,9 +38,14 @@
 extern "C" {
 #endif
 
-/** A sending handle. Counted: each one a constructor or clone returns is dropped once. */
+/** A sending handle. Counted: each one a constructor or clone returns is dropped once.
+ *  The two handle types are distinct, so the compiler rejects a receiver where a sender
+ *  is wanted; one cast to the other type anyway is caught by the clones (NULL) and the
+ *  drops (nothing happens), where it would change the handle counts; any other call
+ *  given one is undefined. */
 typedef struct zc_sender zc_sender;
-/** A receiving handle. Counted: each one a constructor or clone returns is dropped once. */
+/** A receiving handle. Counted: each one a constructor or clone returns is dropped once.
+ *  A sender cast to this type: as for zc_sender. */
 typedef struct zc_receiver zc_receiver;
 
 /** How to make a channel. */
@@ -48,7 +53,10 @@ typedef struct zc_config {
     size_t elem_size; /**< bytes per message, >= 1 */
     /** Optional: disposes of a message no receiver will take, called once per such
      *  message when the last receiver is dropped; msg points at elem_size bytes that are
-     *  valid only during the call. NULL: such messages are simply forgotten. */
+     *  valid only during the call, aligned to 8 bytes (4 where size_t has 32 bits) and
+     *  no more: a type that needs more (long double, __int128, an over-aligned struct)
+     *  must be copied out with memcpy before use. NULL: such messages are simply
+     *  forgotten. (Receives copy into the caller's buffer, aligned as the caller made it.) */
     void (*drop_msg)(void *msg, void *ctx);
     void *drop_ctx; /**< passed to drop_msg, never dereferenced by zchan */
 } zc_config;
@@ -114,7 +122,7 @@ ZC_EXPORT zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiv
  *
  * @param tx  A live sender handle, or NULL.
  * @return A handle the caller owns and drops once (it may compare equal to tx);
- *         NULL if tx is NULL.
+ *         NULL if tx is NULL or a receiver cast to zc_sender *.
  *
  * Thread safety: any thread, concurrently with every other call.
  */
@@ -125,7 +133,8 @@ ZC_EXPORT zc_sender *zc_sender_clone(zc_sender *tx);
  * waiting receiver: they drain what is left, then see ZC_CLOSED). When the last handle
  * of either kind goes, the channel's memory is freed.
  *
- * @param tx  A live sender handle, or NULL (then nothing happens). Using it afterwards,
+ * @param tx  A live sender handle, or NULL, or a receiver cast to zc_sender * (then
+ *            nothing happens). Using it afterwards,
  *            or dropping it twice, is undefined (caught by an assertion in debug builds).
  *
  * Thread safety: any thread, concurrently with every call except other uses of tx.
@@ -149,7 +158,7 @@ ZC_EXPORT bool zc_sender_close(zc_sender *tx);
  *
  * @param rx  A live receiver handle, or NULL.
  * @return A handle the caller owns and drops once (it may compare equal to rx);
- *         NULL if rx is NULL.
+ *         NULL if rx is NULL or a sender cast to zc_receiver *.
  *
  * Thread safety: any thread, concurrently with every other call.
  */
@@ -160,7 +169,8 @@ ZC_EXPORT zc_receiver *zc_receiver_clone(zc_receiver *rx);
  * returns, passes every message left in it to drop_msg (once each). Senders still alive
  * then fail with ZC_CLOSED at once.
  *
- * @param rx  A live receiver handle, or NULL (then nothing happens).
+ * @param rx  A live receiver handle, or NULL, or a sender cast to zc_receiver * (then
+ *            nothing happens).
  *
  * Thread safety: any thread, concurrently with every call except other uses of rx.
  */

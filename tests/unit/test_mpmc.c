@@ -526,6 +526,37 @@ static void test_null_handles_are_harmless_to_drop_close_and_clone(void **state)
     assert_null(zc_receiver_clone(NULL));
 }
 
+/* A handle cast to the other kind (a receiver passed as a sender, a sender as a
+ * receiver) is refused by the calls that change the handle counts: the clones return
+ * NULL and the drops do nothing, so the channel is neither closed nor emptied. */
+static void a_handle_cast_to_the_other_kind_changes_no_count(flavour fl) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_u64_channel(fl, &tx, &rx);
+    uint64_t v = 7, out = 0;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    zc_sender *rx_as_tx = (zc_sender *)(void *)rx;
+    zc_receiver *tx_as_rx = (zc_receiver *)(void *)tx;
+    assert_null(zc_sender_clone(rx_as_tx));
+    assert_null(zc_receiver_clone(tx_as_rx));
+    zc_sender_drop(rx_as_tx);   /* would close the channel: the only sender */
+    zc_receiver_drop(tx_as_rx); /* would discard the message: the only receiver */
+    zc_info info = sender_info(tx);
+    assert_int_equal(info.senders, 1);
+    assert_int_equal(info.receivers, 1);
+    assert_false(info.closed);
+    assert_int_equal(info.len, 1);
+    v = 8;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    assert_int_equal(zc_try_recv(rx, &out), ZC_OK);
+    assert_int_equal(out, 7);
+    assert_int_equal(zc_try_recv(rx, &out), ZC_OK);
+    assert_int_equal(out, 8);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+BOTH_FLAVOURS(a_handle_cast_to_the_other_kind_changes_no_count)
+
 /* ---- drop_msg
  * ---------------------------------------------------------------------------- */
 
@@ -609,6 +640,29 @@ static void drop_msg_is_not_called_for_a_send_to_a_closed_channel(flavour fl) {
     expect_disposed_once(&f, 0, 0);
 }
 BOTH_FLAVOURS(drop_msg_is_not_called_for_a_send_to_a_closed_channel)
+
+/* drop_msg's msg is aligned to 8 bytes (4 where size_t has 32 bits: the ring's stamp
+ * before each message), whatever elem_size (mpmc.h, zc_config). */
+static void count_misaligned(void *msg, void *ctx) {
+    size_t align = sizeof(size_t) < 8 ? sizeof(size_t) : 8;
+    if ((uintptr_t)msg % align != 0) ++*(unsigned *)ctx;
+}
+
+static void drop_msg_is_aligned_to_8_bytes(flavour fl) {
+    for (size_t size = 1; size <= 40; size++) {
+        unsigned misaligned = 0;
+        zc_config cfg = {.elem_size = size, .drop_msg = count_misaligned, .drop_ctx = &misaligned};
+        zc_sender *tx;
+        zc_receiver *rx;
+        make_channel(fl, &cfg, &tx, &rx);
+        unsigned char msg[40] = {0};
+        for (int i = 0; i < 5; i++) assert_int_equal(zc_try_send(tx, msg), ZC_OK);
+        zc_receiver_drop(rx); /* five drop_msg calls, one a slot */
+        assert_int_equal(misaligned, 0);
+        zc_sender_drop(tx);
+    }
+}
+BOTH_FLAVOURS(drop_msg_is_aligned_to_8_bytes)
 
 static void test_drop_msg_is_not_called_for_a_cancelled_send(void **state) {
     (void)state;
@@ -755,10 +809,12 @@ int main(void) {
         BOTH_TESTS(closing_an_empty_channel_makes_recv_return_closed_at_once),
         cmocka_unit_test(test_full_bounded_channel_reports_closed_not_full_after_close),
         cmocka_unit_test(test_null_handles_are_harmless_to_drop_close_and_clone),
+        BOTH_TESTS(a_handle_cast_to_the_other_kind_changes_no_count),
         BOTH_TESTS(drop_msg_runs_once_per_unreceived_message_when_last_receiver_drops),
         cmocka_unit_test(test_drop_msg_runs_once_per_message_across_unbounded_segments),
         BOTH_TESTS(drop_msg_is_not_called_for_a_send_to_a_closed_channel),
         cmocka_unit_test(test_drop_msg_is_not_called_for_a_cancelled_send),
+        BOTH_TESTS(drop_msg_is_aligned_to_8_bytes),
         BOTH_TESTS(channel_without_drop_msg_frees_undelivered_messages_silently),
         BOTH_TESTS(info_counts_handles_and_messages),
         BOTH_TESTS(null_arguments_return_einval_and_change_nothing),
