@@ -80,6 +80,9 @@ typedef struct zc_bcast_config {
      *  with the mutex held; must not call into this channel. NULL: forgotten. */
     void (*drop_msg)(void *msg, void *ctx);
     void *ctx; /**< passed to clone_msg and drop_msg, never dereferenced by zchan */
+    /* The channel's messages lie elem_size bytes apart in one malloc'd array: the src of
+     * clone_msg and the msg of drop_msg are aligned for a type of size elem_size whose
+     * alignment is at most alignof(max_align_t). dst is the receiver's out buffer. */
 } zc_bcast_config;
 
 /**

@@ -139,14 +139,15 @@
  *                                                                     zc_bcast_recv_poll
  *   void name_recv_cancel(name_recv *f)                             zc_bcast_recv_cancel
  * The _with constructor's clone_msg and drop_msg are the byte-level callbacks of
- * zc_bcast_config, with the same alignment caveat as drop_msg below.
+ * zc_bcast_config; the channel's side of each (src, msg) is aligned for T (up to
+ * alignof(max_align_t): see zc_bcast_config), unlike the MPMC drop_msg below.
  *
  * The typed futures' poll returns ZC_EINVAL for a NULL future, and their init and cancel
  * do nothing with one, as the byte futures do; a NULL permit is passed on as NULL
  * (ZC_EINVAL from the call that needs it). The _with constructors take the
  * byte-level drop_msg(void *msg, void *ctx) of zc_config: msg points at the sizeof(T)
- * bytes of one T that no receiver will take, possibly not aligned for T, so copy it
- * out with memcpy before use.
+ * bytes of one T that no receiver will take, aligned to 8 bytes only (zc_config), so copy
+ * it out with memcpy before use if T needs more.
  *
  * A name_send future (of either macro) copies the message into itself at init: unlike
  * zc_send or zc_bcast_send it does not borrow the caller's storage, but it must not move
