@@ -38,9 +38,16 @@ typedef struct zc__waitlist {
     zc__waiter *head; /* oldest waiter; guarded by locked */
     zc__waiter *tail;
     unsigned waking_all; /* notify_all calls in progress; guarded by locked */
+    /* Linked nodes whose waker unparks a thread (zc_parker_waker: the blocking calls,
+     * select's and broadcast's too); guarded by locked. */
+    unsigned threads;
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
     _Atomic size_t notified;
+    /* The most holders that owed wakes leave (zc__waitlist_owes_wake): ZC__WAKES_HELD_MAX,
+     * or SIZE_MAX while threads > 0. Written under the lock as threads turns from or to
+     * 0; beside notified, so that the fast paths' test is one compare more. */
+    _Atomic size_t wake_cap;
 } zc__waitlist;
 
 void zc__waitlist_init(zc__waitlist *wl);
@@ -101,7 +108,8 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
 /* Make the wakes owed to waiters of wl for n messages or slots a call has just made
  * available, after the seq_cst claims that made them ([F1]): one waiter woken for each,
  * oldest first, while waiters are linked and fewer than ZC__WAKES_HELD_MAX of them hold
- * a wake-up they have not acted on, and (after the first) while there is more to take
+ * a wake-up they have not acted on (or a parked thread is among the linked:
+ * zc__waitlist_owes_wake), and (after the first) while there is more to take
  * than those will take (zc__waitlist_wake_has_work, avail(arg): under an executor that
  * polls inside the wake, the first woken waiter's pass-ons may have taken it all; ten
  * freed slots woke nineteen senders, found by a break test). The rest is left to the
@@ -118,11 +126,26 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
  * [F1]/[F2]). */
 void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg);
 
+/* The cap on holders now ([T1]): ZC__WAKES_HELD_MAX, or SIZE_MAX while a thread parked
+ * in a blocking call is linked. seq_cst, after [N1]: the cap is lifted under the lock
+ * before the thread's re-check ([T2]), so either this load sees it lifted, or that
+ * re-check sees what the caller made available. */
+static inline size_t zc__waitlist_wake_cap(zc__waitlist *wl) {
+    return atomic_load_explicit(&wl->wake_cap, memory_order_seq_cst);
+}
+
 /* Whether zc__waitlist_notify_owed would wake a waiter now: one is linked ([F1]) and
- * fewer than ZC__WAKES_HELD_MAX hold a wake-up they have not acted on ([N1]). The inline
- * test of the fast paths, which make the call only then. */
+ * fewer than ZC__WAKES_HELD_MAX hold a wake-up they have not acted on ([N1]), or a
+ * parked thread is among the linked ([T1]). The cap saves futile polls, but it leaves
+ * what comes to the holders, and a future's holder acts only when its executor polls
+ * it: a thread blocked on the same channel would wait for that executor (found by a
+ * new-user trial: two woken receive futures left unpolled held up a zc_recv_blocking
+ * for as long as they sat, three messages in the channel). So while a thread waits, one
+ * waiter is woken per message or slot, as before the cap, and those ahead of the thread
+ * in the list are woken first (rule 5's order). The inline test of the fast paths,
+ * which make the call only then. */
 static inline bool zc__waitlist_owes_wake(zc__waitlist *wl) {
-    return zc__waitlist_has_waiters(wl) && zc__waitlist_notified(wl) < ZC__WAKES_HELD_MAX;
+    return zc__waitlist_has_waiters(wl) && zc__waitlist_notified(wl) < zc__waitlist_wake_cap(wl);
 }
 
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its

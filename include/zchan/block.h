@@ -104,10 +104,10 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * wake-up moves the thread. Once registered it sleeps at once (a futex, or the condvar
  * fallback), without the brief spin of zc_parker_park: on a machine with more runnable
  * threads than CPUs a sleeping thread lets the kernel give its CPU to one that can run,
- * where a yielding one keeps it. A registered call is a waiter like a future: while two
- * send futures woken before it have not been polled (or cancelled), the slots freed are
- * left to them to take and pass on (zchan/waker.h, rule 4), so a thread that waits on a
- * channel whose futures an executor also drives waits for that executor to poll them.
+ * where a yielding one keeps it. A registered call is a waiter like a future, woken in
+ * its turn, but it is not held up by futures that their executor leaves unpolled: while
+ * it waits, every slot freed wakes a waiting sender, however many woken before have not
+ * been polled yet (zchan/waker.h).
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.
@@ -125,8 +125,7 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
  * receivers' side of the ring, and it looks for the close once, before its first
  * yield: on a channel closed and drained before the call ZC_CLOSED comes after the 0.5
  * µs watch, with no yield; a close during the yields is seen after them), and waits as
- * it does: messages sent while two receive futures woken before it have not been polled
- * are left to those futures to take and pass on.
+ * it does: while it waits, every message sent wakes a waiting receiver.
  *
  * @param rx   Receiver handle.
  * @param out  elem_size writable bytes; written only on ZC_OK.

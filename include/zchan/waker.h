@@ -44,8 +44,12 @@
  * and they found the channel full (empty) again: 0.25 such polls a message under 512
  * senders on one executor thread (bench row 13a). Two, not one, so that an executor
  * that runs a woken task on the waking thread (a LIFO slot) still has one to run on
- * another. A woken future that its executor leaves unpolled delays the waiters behind it
- * (not the senders and receivers that are not waiting): poll or cancel it promptly.
+ * another. A woken future that its executor leaves unpolled delays the futures waiting
+ * behind it (not the senders and receivers that are not waiting): poll or cancel it
+ * promptly. A thread blocked in a zchan call (block.h, or any future driven by a
+ * zc_parker_waker) is not held up so: while one waits on a side, every message or slot
+ * wakes a waiter of that side, as if there were no cap, so that a thread never waits
+ * for another executor's polls.
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn. A
  * pass-on made inside the wake of another pass-on on the same list is left to that one,

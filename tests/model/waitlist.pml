@@ -15,6 +15,9 @@
  *    it is not zero, the [N1] check: notify_one only if fewer than HOLDERS nodes of that
  *    list hold a wake-up their owner has not acted on (`notified`), as
  *    zc__waitlist_notify_owed.
+ *  - with THREAD, that task is a thread parked in a blocking call (its waker unparks
+ *    it): the list counts it while it is linked (`threads`), and while it is counted the
+ *    [N1] check lets every owed wake through, as zc__waitlist_owes_wake ([T1]).
  *  - register of a WOKEN node: it keeps the wake-up (requeued) until it leaves, and its
  *    unregister then reports it held, so finish passes it on.
  *  - register: wait while WAKING, then under the lock link the node (at the front if it
@@ -47,7 +50,10 @@
  * before polling again) and then starts over or gives up for good, at most CANCELS
  * times per task. With CLOSE_AT_END
  * the last sender closes the channel once all its messages are sent (the last sender's
- * drop); with RECV_CLOSES a receiver may close it instead, at any point.
+ * drop); with RECV_CLOSES a receiver may close it instead, at any point. With STALLS, a
+ * task other than THREAD that is woken may stall instead of polling (its executor is
+ * busy for ever), at most STALLS times in all: it keeps its wake-up and does nothing
+ * more.
  *
  * Fixes: FIX_PENDING=1 models the PENDING path (3. above) passing a wake-up it held
  * on, as finish does (zc__chan_finish_*): this is the code as it is now (the default).
@@ -66,6 +72,8 @@
  *                       a wake skipped for it meanwhile may be its to pass on
  *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
  *                       registration was woken meanwhile (the code before session 17)
+ *  THREAD_CAPPED        the [N1] cap holds back owed wakes while a thread waits (the
+ *                       code before session 19): P5 fails
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -77,6 +85,11 @@
  *     closed). With a close, that means every pending future ended.
  *  P4 exactly once: when every receiver has seen ZC_CLOSED, they received every message
  *     that a send completed, and the ring is empty.
+ *  P5 a thread is not held up by stalled futures: when nothing can move any more, the
+ *     THREAD task is not parked while what it waits for holds beyond what the stalled
+ *     tasks of its kind hold wake-ups for (receiver: more messages than they; sender: more
+ *     free slots; or closed). (P3 is waived for the other tasks once one has stalled:
+ *     under the cap, what is left to a stalled holder waits for it, by design.)
  */
 
 #ifndef NRECV
@@ -130,6 +143,13 @@
 #ifndef HOLDERS
 #define HOLDERS 2
 #endif
+/* THREAD: the task (0..NT-1) that is a thread in a blocking call; 255: none. */
+#ifndef THREAD
+#define THREAD 255
+#endif
+#ifndef STALLS
+#define STALLS 0
+#endif
 
 #define NT (NRECV + NSEND)       /* tasks: receivers 0..NRECV-1, then senders */
 #define NPOS (NSEND * MSGS + 1)  /* positions ever claimed, plus one */
@@ -160,6 +180,7 @@ byte nlinked[2];
 byte waiters[2];   /* the count the [F1] check reads */
 byte waking_all[2]; /* notify_all calls in progress (under the lock in the C code) */
 byte notified[2];   /* nodes notified whose owner has not registered or unregistered since */
+byte threads[2];    /* linked nodes of the THREAD task (0 or 1) */
 bool requeued[NT];  /* the node was linked again by a register that found it WOKEN (its
                        owner's own field: read and cleared by its unregister) */
 byte state[NT];    /* each task's node */
@@ -168,6 +189,8 @@ byte state[NT];    /* each task's node */
 bool woken[NT];
 bool parked[NT];   /* parked on its permit after a PENDING poll */
 bool ended[NT];     /* receivers: the stream ended with ZC_CLOSED */
+bool stalled[NT];   /* woken, and stalled instead of polling (STALLS) */
+byte stalls = STALLS;
 
 /* ---- ghosts for the properties ---- */
 bool live[NT];      /* P1: registered, and the poll/cancel ending it has not returned */
@@ -197,7 +220,11 @@ inline link(L, n, front) {
     :: else -> list[L * NT + nlinked[L]] = n
     fi;
     nlinked[L]++;
-    waiters[L]++
+    waiters[L]++;
+    if
+    :: n == THREAD -> threads[L]++
+    :: else -> skip
+    fi
 }
 
 inline unlink(L, n) {
@@ -212,7 +239,11 @@ inline unlink(L, n) {
     od;
     list[L * NT + nlinked[L] - 1] = 0;
     nlinked[L]--;
-    waiters[L]--
+    waiters[L]--;
+    if
+    :: n == THREAD -> threads[L]--
+    :: else -> skip
+    fi
 }
 
 /* ---- waitlist.c ---- */
@@ -370,9 +401,15 @@ inline finish(L, t) {
 /* [F1] after a claim: the wakes it owes the other side (one, or two for a batch receive),
  * as zc__waitlist_notify_owed: each only while a waiter is counted ([F1]) and then, a
  * step of its own, fewer than HOLDERS nodes of that list hold a wake-up their owner has
- * not acted on ([N1]); the second only if, besides, the room (read first) is more than
- * the senders notified and not yet acted (read second). What is not woken for is left
- * to the holders, which pass a wake-up on when they act. */
+ * not acted on ([N1]) or, the next step, a thread is counted ([T1]); the second only
+ * if, besides, the room (read first) is more than the senders notified and not yet
+ * acted (read second). What is not woken for is left to the holders, which pass a
+ * wake-up on when they act. */
+#if MUTANT_THREAD_CAPPED
+#define THREAD_WAITS(L) false
+#else
+#define THREAD_WAITS(L) (threads[L] > 0)
+#endif
 inline pay(L) {
     if
     :: owe > 0 ->
@@ -381,12 +418,16 @@ inline pay(L) {
         :: waiters[lst] != 0 ->
             if
             :: notified[lst] < HOLDERS -> notify_one(lst, res2)
-            :: else -> owe = 1        /* left to the holders: stop */
+            :: else ->
+                if
+                :: THREAD_WAITS(lst) -> notify_one(lst, res2)
+                :: else -> owe = 1    /* left to the holders: stop */
+                fi
             fi
         :: else -> owe = 1            /* no one waits: stop */
         fi;
         if
-        :: owe == 2 && waiters[SEND] != 0 && notified[SEND] < HOLDERS ->
+        :: owe == 2 && waiters[SEND] != 0 && (notified[SEND] < HOLDERS || THREAD_WAITS(SEND)) ->
             k2 = (closed -> 0 : CAP - (tail - head));
             if
             :: k2 > notified[SEND] -> notify_one(SEND, res2)
@@ -569,6 +610,10 @@ end_wait:
         atomic { woken[t] -> woken[t] = false; parked[t] = false };
         if
         :: cancels > 0 -> cancel_and_maybe_quit(L, t)
+        :: stalls > 0 && t != THREAD ->
+            atomic { stalls--; stalled[t] = true };
+end_stalled:
+            false                     /* its executor never polls it again */
         :: true -> skip
         fi
     fi
@@ -625,21 +670,35 @@ proctype Sender(byte t) {
 
 /* P3 and P4, checked when no statement anywhere can run any more. */
 active proctype Quiescence() {
-    byte t;
+    byte t, held[2];
     bool all_received = true;
     timeout ->
     t = 0;
     do
     :: t < NRECV ->
-        assert(!(parked[t] && (tail != head || closed)));        /* P3 */
+        assert(stalls != STALLS || !(parked[t] && (tail != head || closed)));      /* P3 */
         all_received = all_received && ended[t];
+        if
+        :: stalled[t] -> held[RECV]++
+        :: else -> skip
+        fi;
         t++
     :: t >= NRECV && t < NT ->
-        assert(!(parked[t] && (tail - head < CAP || closed)));   /* P3 */
+        assert(stalls != STALLS || !(parked[t] && (tail - head < CAP || closed))); /* P3 */
+        if
+        :: stalled[t] -> held[SEND]++
+        :: else -> skip
+        fi;
         t++
     :: t == NT -> break
     od;
-    assert(!all_received || (received == sent && head == tail)) /* P4 */
+    assert(!all_received || (received == sent && head == tail)); /* P4 */
+    if                                                           /* P5 */
+    :: THREAD < NRECV -> assert(!(parked[THREAD] && (tail - head > held[RECV] || closed)))
+    :: THREAD >= NRECV && THREAD < NT ->
+        assert(!(parked[THREAD] && (CAP - (tail - head) > held[SEND] || closed)))
+    :: else -> skip
+    fi
 }
 
 init {

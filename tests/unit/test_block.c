@@ -51,7 +51,7 @@ static void make_unbounded(zc_sender **tx, zc_receiver **rx) {
 
 /* ---- a thread that makes one blocking call, and a way to know it is blocked -------- */
 
-typedef enum call { SEND_BLOCKING, RECV_BLOCKING, RECV_TIMEOUT_60S } call;
+typedef enum call { SEND_BLOCKING, RECV_BLOCKING, RECV_TIMEOUT_60S, SEND_TIMEOUT_1S, RECV_TIMEOUT_1S } call;
 
 typedef struct blocked {
     pthread_t thread;
@@ -71,6 +71,8 @@ static void *blocked_main(void *arg) {
     case SEND_BLOCKING: b->status = zc_send_blocking(b->tx, &b->value); break;
     case RECV_BLOCKING: b->status = zc_recv_blocking(b->rx, &b->value); break;
     case RECV_TIMEOUT_60S: b->status = zc_recv_timeout(b->rx, &b->value, 60000 * MS); break;
+    case SEND_TIMEOUT_1S: b->status = zc_send_timeout(b->tx, &b->value, 1000 * MS); break;
+    case RECV_TIMEOUT_1S: b->status = zc_recv_timeout(b->rx, &b->value, 1000 * MS); break;
     }
     return NULL;
 }
@@ -296,6 +298,96 @@ static void test_send_from_another_thread_releases_a_recv_timeout_before_its_tim
     zc_receiver_drop(rx);
 }
 
+/* ---- a blocked thread is not held up by woken futures left unpolled ---------------- */
+
+/* Two futures of one side are woken and left unpolled (their executor is busy); a thread
+ * blocked on the same side must still be woken for the third message or slot, not wait
+ * for those futures (a new-user trial: with owed wakes capped at two holders, it sat
+ * until its timeout). Its 1 s timeout turns a regression into ZC_TIMEDOUT. */
+
+static void count_wake(void *ctx) {
+    /* Relaxed: a count, read after the wakes' thread is joined. */
+    atomic_fetch_add_explicit((atomic_int *)ctx, 1, memory_order_relaxed);
+}
+
+static void blocked_recv_is_woken_past_two_unpolled_receive_futures(bool bounded) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    if (bounded) make_bounded(4, &tx, &rx); else make_unbounded(&tx, &rx);
+    atomic_int woken[2] = {0, 0};
+    zc_recv f[2];
+    uint64_t got[2];
+    for (int i = 0; i < 2; i++) {
+        zc_waker w = {count_wake, &woken[i]};
+        zc_recv_init(&f[i], rx);
+        assert_int_equal(zc_recv_poll(&f[i], &w, &got[i]), ZC_PENDING);
+    }
+    blocked b = {.what = RECV_TIMEOUT_1S, .rx = rx, .value = 0};
+    start_blocked(&b);
+    for (uint64_t m = 10; m < 13; m++) assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZC_OK);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(atomic_load_explicit(&woken[i], memory_order_relaxed), 1);
+        zc_recv_cancel(&f[i]);
+    }
+    /* Each message once: the thread's and the two left. */
+    uint64_t seen = 1u << (b.value - 10), v;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+        seen |= 1u << (v - 10);
+    }
+    assert_int_equal(seen, 7);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_EMPTY);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_blocked_recv_is_woken_past_two_unpolled_receive_futures_bounded(void **unused) {
+    (void)unused;
+    blocked_recv_is_woken_past_two_unpolled_receive_futures(true);
+}
+
+static void test_blocked_recv_is_woken_past_two_unpolled_receive_futures_unbounded(
+    void **unused) {
+    (void)unused;
+    blocked_recv_is_woken_past_two_unpolled_receive_futures(false);
+}
+
+static void test_blocked_send_is_woken_past_two_unpolled_send_futures(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(3, &tx, &rx);
+    for (uint64_t m = 0; m < 3; m++) assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    atomic_int woken[2] = {0, 0};
+    zc_send f[2];
+    uint64_t msg[2] = {3, 4};
+    for (int i = 0; i < 2; i++) {
+        zc_waker w = {count_wake, &woken[i]};
+        zc_send_init(&f[i], tx, &msg[i]);
+        assert_int_equal(zc_send_poll(&f[i], &w), ZC_PENDING);
+    }
+    blocked b = {.what = SEND_TIMEOUT_1S, .tx = tx, .value = 5};
+    start_blocked(&b);
+    uint64_t v;
+    for (uint64_t m = 0; m < 3; m++) {
+        assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+        assert_int_equal(v, m);
+    }
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZC_OK);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(atomic_load_explicit(&woken[i], memory_order_relaxed), 1);
+        zc_send_cancel(&f[i]); /* its message stays ours */
+    }
+    assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+    assert_int_equal(v, 5);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_EMPTY);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 static void test_timeout_zero_makes_one_attempt_that_succeeds_when_possible(void **unused) {
     (void)unused;
     zc_sender *tx;
@@ -370,6 +462,9 @@ int main(void) {
         cmocka_unit_test(test_timeout_zero_makes_one_attempt_that_succeeds_when_possible),
         cmocka_unit_test(test_blocking_recv_drains_a_closed_channel_before_reporting_closed),
         cmocka_unit_test(test_null_arguments_give_einval),
+        cmocka_unit_test(test_blocked_recv_is_woken_past_two_unpolled_receive_futures_bounded),
+        cmocka_unit_test(test_blocked_recv_is_woken_past_two_unpolled_receive_futures_unbounded),
+        cmocka_unit_test(test_blocked_send_is_woken_past_two_unpolled_send_futures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

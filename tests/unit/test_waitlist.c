@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h> /* alarm */
 
+#include "park.h" /* zc__parker_has_permit */
 #include "waitlist.h"
 
 #include "counting_waker.h"
@@ -202,6 +203,62 @@ static void test_owed_wakes_leave_at_most_two_waiters_holding_one(void **state) 
     assert_int_equal(zc__waitlist_notified(&f.wl), 0);
 }
 
+/* The linked thread nodes (under the lock, which no one holds here), checked against
+ * the cap they set. */
+static unsigned threads(fixture *f) {
+    size_t cap = atomic_load_explicit(&f->wl.wake_cap, memory_order_relaxed);
+    assert_int_equal(cap, f->wl.threads ? SIZE_MAX : ZC__WAKES_HELD_MAX);
+    return f->wl.threads;
+}
+
+/* A node whose waker unparks a thread (a blocking call's) lifts the cap while it is
+ * linked: owed wakes go on down the list to it, holders or not (waitlist.h). */
+static void test_a_waiting_thread_lifts_the_cap_on_owed_wakes(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc_parker p;
+    zc_parker_init(&p);
+    zc_waker thread = zc_parker_waker(&p);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    zc__waitlist_register(&f.wl, &f.node[2], &thread);
+    assert_int_equal(threads(&f), 1);
+    zc__waitlist_notify_owed(&f.wl, 2, plenty, NULL);
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc__waitlist_notified(&f.wl), 2);
+    assert_true(zc__waitlist_owes_wake(&f.wl)); /* at the cap, but a thread waits */
+    zc__waitlist_notify_owed(&f.wl, 1, plenty, NULL);
+    assert_true(zc__parker_has_permit(&p));
+    assert_int_equal(threads(&f), 0);
+    assert_int_equal(waiters(&f), 0);
+    for (int i = 0; i < NODES; i++) assert_true(zc__waitlist_unregister(&f.wl, &f.node[i]));
+    assert_int_equal(zc__waitlist_notified(&f.wl), 0);
+    zc_parker_destroy(&p);
+}
+
+/* The count follows the node's waker: a later poll with another waker, and an
+ * unregister while waiting, take the node out of it again. */
+static void test_the_thread_count_follows_the_waker_and_the_unregister(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc_parker p;
+    zc_parker_init(&p);
+    zc_waker thread = zc_parker_waker(&p);
+    zc__waitlist_register(&f.wl, &f.node[0], &thread);
+    assert_int_equal(threads(&f), 1);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]); /* polled again by an executor */
+    assert_int_equal(threads(&f), 0);
+    zc__waitlist_register(&f.wl, &f.node[0], &thread);
+    assert_int_equal(threads(&f), 1);
+    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
+    assert_int_equal(threads(&f), 0);
+    assert_int_equal(waiters(&f), 0);
+    zc_parker_destroy(&p);
+}
+
 static void test_unregister_of_an_idle_node_does_nothing(void **state) {
     (void)state;
     fixture f;
@@ -362,6 +419,8 @@ int main(void) {
         cmocka_unit_test(test_unregister_of_a_woken_node_reports_the_held_notification),
         cmocka_unit_test(test_woken_node_registered_again_reports_its_wake_up_held_not_woken),
         cmocka_unit_test(test_owed_wakes_leave_at_most_two_waiters_holding_one),
+        cmocka_unit_test(test_a_waiting_thread_lifts_the_cap_on_owed_wakes),
+        cmocka_unit_test(test_the_thread_count_follows_the_waker_and_the_unregister),
         cmocka_unit_test(test_unregister_of_an_idle_node_does_nothing),
         cmocka_unit_test(test_woken_node_registering_again_goes_to_the_front),
         cmocka_unit_test(test_idle_node_registering_again_goes_to_the_back),
