@@ -88,16 +88,21 @@ zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
     return zc_reserve_timeout(tx, p, UINT64_MAX);
 }
 
-/* After a bounded commit or release ([F1]: its CAS was seq_cst): the wake owed to the
- * waiting receivers (zc__waitlist_notify_owed; the one woken passes a wake-up on as long
- * as there is more to take, waker rule 4); on a closed channel every one, since all of
- * them may now see the end, as close does. */
+/* After a bounded commit or release ([F1]: its CAS was seq_cst): the wakes owed to the
+ * waiting receivers, one for each message it let through (the place itself, and those
+ * queued behind it: zc__ring_ready_run; at least one), within zc__waitlist_notify_owed's
+ * cap (those woken pass a wake-up on as long as there is more to take, waker rule 4);
+ * on a closed channel every one, since all of them may now see the end, as close does.
+ * One wake only, whatever the run, left a thread blocked behind a woken future that its
+ * executor did not poll while messages waited (a break test of session 19). */
 static void wake_receivers(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->recv_waiters)) return;
-    if (zc__chan_is_closed(ch))
+    if (zc__chan_is_closed(ch)) {
         zc__waitlist_notify_all(&ch->recv_waiters);
-    else
-        zc__chan_wake_receivers(ch, 1);
+    } else {
+        size_t run = zc__ring_ready_run(&ch->q.ring);
+        zc__chan_wake_receivers(ch, run > 0 ? run : 1);
+    }
 }
 
 /* A bounded place found to be a hole already: abandoned by the last receiver's drop

@@ -106,8 +106,9 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * threads than CPUs a sleeping thread lets the kernel give its CPU to one that can run,
  * where a yielding one keeps it. A registered call is a waiter like a future, woken in
  * its turn, but it is not held up by futures that their executor leaves unpolled: while
- * it waits, every slot freed wakes a waiting sender, however many woken before have not
- * been polled yet (zchan/waker.h).
+ * it waits, each slot freed wakes a waiting sender, however many woken before have not
+ * been polled yet (of the slots a batch frees at once, those after the first only
+ * beyond what such futures are counted to take: zchan/waker.h).
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.
@@ -125,7 +126,8 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
  * receivers' side of the ring, and it looks for the close once, before its first
  * yield: on a channel closed and drained before the call ZC_CLOSED comes after the 0.5
  * µs watch, with no yield; a close during the yields is seen after them), and waits as
- * it does: while it waits, every message sent wakes a waiting receiver.
+ * it does: while it waits, each message sent wakes a waiting receiver (of several made
+ * available at once, as for zc_send_blocking).
  *
  * @param rx   Receiver handle.
  * @param out  elem_size writable bytes; written only on ZC_OK.

@@ -47,9 +47,11 @@
  * another. A woken future that its executor leaves unpolled delays the futures waiting
  * behind it (not the senders and receivers that are not waiting): poll or cancel it
  * promptly. A thread blocked in a zchan call (block.h, or any future driven by a
- * zc_parker_waker) is not held up so: while one waits on a side, every message or slot
- * wakes a waiter of that side, as if there were no cap, so that a thread never waits
- * for another executor's polls.
+ * zc_parker_waker) is not held up so: while one waits on a side, the cap is lifted and
+ * each message or slot wakes a waiter of that side. (Of several made available at once,
+ * by a batch, a commit or a release, those after the first wake waiters only beyond
+ * what the waiters woken and not yet polled are counted to take, as a pass-on does: a
+ * thread waits for another executor's polls at most for that.)
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn. A
  * pass-on made inside the wake of another pass-on on the same list is left to that one,

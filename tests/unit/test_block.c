@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <zchan/block.h>
+#include <zchan/permit.h>
 
 #define MS 1000000u /* nanoseconds */
 
@@ -388,6 +389,50 @@ static void test_blocked_send_is_woken_past_two_unpolled_send_futures(void **unu
     zc_receiver_drop(rx);
 }
 
+/* A permit held at the oldest place keeps two messages behind it from the receivers. A
+ * receive future and then a thread wait; the future is woken by the commit (or release)
+ * and left unpolled. The commit lets three messages through (the release two), so the
+ * thread must be woken too, not left to the future's pass-on (a break test: one wake a
+ * commit, the thread timed out with three messages in the channel). */
+static void blocked_recv_is_woken_for_what_a_permit_lets_through(bool commit) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(4, &tx, &rx);
+    zc_permit p;
+    assert_int_equal(zc_try_reserve(tx, &p), ZC_OK);
+    for (uint64_t m = 11; m < 13; m++) assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    atomic_int woken = 0;
+    zc_waker w = {count_wake, &woken};
+    zc_recv f;
+    uint64_t got;
+    zc_recv_init(&f, rx);
+    assert_int_equal(zc_recv_poll(&f, &w, &got), ZC_PENDING);
+    blocked b = {.what = RECV_TIMEOUT_1S, .rx = rx, .value = 0};
+    start_blocked(&b);
+    uint64_t first = 10;
+    assert_int_equal(commit ? zc_permit_commit(&p, &first) : zc_permit_release(&p), ZC_OK);
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZC_OK);
+    assert_int_equal(atomic_load_explicit(&woken, memory_order_relaxed), 1);
+    zc_recv_cancel(&f);
+    /* Each message once: the thread's and the rest. */
+    uint64_t seen = 1u << (b.value - 10), v;
+    while (zc_try_recv(rx, &v) == ZC_OK) seen |= 1u << (v - 10);
+    assert_int_equal(seen, commit ? 7 : 6);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_blocked_recv_is_woken_for_what_a_permit_commit_lets_through(void **unused) {
+    (void)unused;
+    blocked_recv_is_woken_for_what_a_permit_lets_through(true);
+}
+
+static void test_blocked_recv_is_woken_for_what_a_permit_release_lets_through(void **unused) {
+    (void)unused;
+    blocked_recv_is_woken_for_what_a_permit_lets_through(false);
+}
+
 static void test_timeout_zero_makes_one_attempt_that_succeeds_when_possible(void **unused) {
     (void)unused;
     zc_sender *tx;
@@ -465,6 +510,8 @@ int main(void) {
         cmocka_unit_test(test_blocked_recv_is_woken_past_two_unpolled_receive_futures_bounded),
         cmocka_unit_test(test_blocked_recv_is_woken_past_two_unpolled_receive_futures_unbounded),
         cmocka_unit_test(test_blocked_send_is_woken_past_two_unpolled_send_futures),
+        cmocka_unit_test(test_blocked_recv_is_woken_for_what_a_permit_commit_lets_through),
+        cmocka_unit_test(test_blocked_recv_is_woken_for_what_a_permit_release_lets_through),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
