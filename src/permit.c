@@ -100,7 +100,10 @@ static void wake_receivers(zc__chan *ch) {
     if (zc__chan_is_closed(ch)) {
         zc__waitlist_notify_all(&ch->recv_waiters);
     } else {
-        size_t run = zc__ring_ready_run(&ch->q.ring);
+        /* Relaxed: only a bound on the count (no more wakes than waiters can be made);
+         * the wakes themselves look at the count again ([F1]). */
+        size_t linked = atomic_load_explicit(&ch->recv_waiters.waiters, memory_order_relaxed);
+        size_t run = zc__ring_ready_run(&ch->q.ring, linked);
         zc__chan_wake_receivers(ch, run > 0 ? run : 1);
     }
 }

@@ -311,14 +311,14 @@ size_t zc__ring_len(const zc__ring *r) {
     }
 }
 
-size_t zc__ring_ready_run(const zc__ring *r) {
+size_t zc__ring_ready_run(const zc__ring *r, size_t max) {
     /* seq_cst: after the caller's seq_cst claim or commit ([F1]); a head older than
      * that only ends the count early. */
     size_t pos = atomic_load_explicit(&r->head, memory_order_seq_cst), n = 0;
     /* Acquire, as a receive's look at a stamp ([A2]); a guess all the same. The count
      * cannot pass cap: the position cap places on is in the next lap, never published
      * while this one's message is held. */
-    while (n < r->cap && atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
+    while (n < max && n < r->cap && atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
                                               memory_order_acquire) == pos + 1) {
         n++;
         pos = zc__ring_next(r, pos);

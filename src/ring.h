@@ -56,9 +56,9 @@ bool zc__ring_close(zc__ring *r);
 bool zc__ring_is_closed(const zc__ring *r);
 size_t zc__ring_len(const zc__ring *r);
 /* The messages a receive could take now, one after another from head: published
- * places in a row (a reservation or a hole ends the run). A guess, read without a
- * claim; for sizing the wakes a commit or a release owes (permit.c). */
-size_t zc__ring_ready_run(const zc__ring *r);
+ * places in a row (a reservation or a hole ends the run), counted up to max. A guess,
+ * read without a claim; for sizing the wakes a commit or a release owes (permit.c). */
+size_t zc__ring_ready_run(const zc__ring *r, size_t max);
 
 /* After close with no receiver left: hand every message still held to drop (if not
  * NULL), waiting for senders that claimed a slot before the close to publish it, and
