@@ -50,76 +50,16 @@
 #include <zchan/permit.h>
 
 #include "atomic.h" /* zc__backoff, zc__cpu_relax (src/) */
-#include "counting_waker.h"
-#include "u64_channel.h"
+#include "u64_fixture.h"
 
 #if ZCHAN_TEST_HOOKS
 #include "hooks.h"
 #endif
 
-enum { WAITERS = 3 };
+enum { WAITERS = FIXTURE_WAITERS };
 
 /* A future that pends longer than this in a threaded scenario counts as a hang. */
 #define HANG_NS (10ull * 1000 * 1000 * 1000)
-
-/* ---- fixture: a channel of uint64_t, counting wakers, an optional drop counter ---- */
-
-typedef struct fixture {
-    zc_sender *tx;
-    zc_receiver *rx;
-    drop_counter dc;
-    atomic_uchar seen[256];
-    atomic_uint clock;
-    counting_waker cw[WAITERS];
-    zc_waker w[WAITERS];
-} fixture;
-
-/* cap 0: unbounded. Every message the channel disposes of is counted in f->dc. */
-static void fixture_init(fixture *f, size_t cap) {
-    drop_counter_init(&f->dc, f->seen, sizeof f->seen);
-    zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &f->dc};
-    zc_status s = cap == 0 ? zc_unbounded(&cfg, &f->tx, &f->rx)
-                           : zc_bounded(cap, &cfg, &f->tx, &f->rx);
-    assert_int_equal(s, ZC_OK);
-    atomic_init(&f->clock, 0);
-    for (int i = 0; i < WAITERS; i++) {
-        counting_waker_init(&f->cw[i]);
-        f->cw[i].clock = &f->clock;
-        f->w[i] = counting_waker_of(&f->cw[i]);
-    }
-}
-
-static void fixture_done(fixture *f) {
-    zc_sender_drop(f->tx);
-    zc_receiver_drop(f->rx);
-}
-
-static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
-
-static size_t channel_len(fixture *f) {
-    zc_info info;
-    assert_int_equal(zc_sender_info(f->tx, &info), ZC_OK);
-    return info.len;
-}
-
-/* n receive futures pending on f's empty channel, future i with waker i. */
-static void pend_receivers(fixture *f, zc_recv *r, int n) {
-    for (int i = 0; i < n; i++) {
-        zc_recv_init(&r[i], f->rx);
-        expect_poll_pending(&r[i], &f->w[i]);
-    }
-}
-
-/* Fill f's bounded channel of capacity 1 with message 1 and leave n send futures
- * pending, future i with waker i and message 100 + i. */
-static void pend_senders(fixture *f, zc_send *s, uint64_t *msgs, int n) {
-    send_u64(f->tx, 1);
-    for (int i = 0; i < n; i++) {
-        msgs[i] = 100 + (uint64_t)i;
-        zc_send_init(&s[i], f->tx, &msgs[i]);
-        assert_int_equal(zc_send_poll(&s[i], &f->w[i]), ZC_PENDING);
-    }
-}
 
 static void noop_wake(void *ctx) { (void)ctx; }
 static const zc_waker noop_waker = {noop_wake, NULL};

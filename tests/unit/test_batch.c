@@ -16,49 +16,12 @@
 #include <zchan/permit.h>
 #include <zchan/mpmc.h>
 
-#include "counting_waker.h"
 #include "inline_sender.h"
 #include "ring_batch.h" /* the ring itself, for the counter wrap-around test */
-#include "u64_channel.h"
+#include "u64_fixture.h"
 
-enum { WAITERS = 3, MAXB = 256 };
+enum { WAITERS = FIXTURE_WAITERS, MAXB = 256 };
 
-typedef struct fixture {
-    zc_sender *tx;
-    zc_receiver *rx;
-    atomic_uint clock;
-    counting_waker cw[WAITERS];
-    zc_waker w[WAITERS];
-} fixture;
-
-/* cap 0: unbounded. */
-static void fixture_init(fixture *f, size_t cap) {
-    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
-    zc_status s = cap == 0 ? zc_unbounded(&cfg, &f->tx, &f->rx)
-                           : zc_bounded(cap, &cfg, &f->tx, &f->rx);
-    assert_int_equal(s, ZC_OK);
-    atomic_init(&f->clock, 0);
-    for (int i = 0; i < WAITERS; i++) {
-        counting_waker_init(&f->cw[i]);
-        f->cw[i].clock = &f->clock;
-        f->w[i] = counting_waker_of(&f->cw[i]);
-    }
-}
-
-static void fixture_done(fixture *f) {
-    zc_sender_drop(f->tx);
-    zc_receiver_drop(f->rx);
-}
-
-static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
-
-static size_t channel_len(fixture *f) {
-    zc_info info;
-    assert_int_equal(zc_sender_info(f->tx, &info), ZC_OK);
-    return info.len;
-}
-
-/* v[i] = first + i. */
 static void fill(uint64_t *v, size_t n, uint64_t first) {
     for (size_t i = 0; i < n; i++) v[i] = first + i;
 }

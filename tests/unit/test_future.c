@@ -12,56 +12,9 @@
 
 #include <zchan/mpmc.h>
 
-#include "counting_waker.h"
-#include "u64_channel.h"
+#include "u64_fixture.h"
 
-enum { WAITERS = 3 };
-
-/* A channel of uint64_t, and a counting waker per future. */
-typedef struct fixture {
-    zc_sender *tx;
-    zc_receiver *rx;
-    atomic_uint clock;
-    counting_waker cw[WAITERS];
-    zc_waker w[WAITERS];
-} fixture;
-
-static void fixture_init(fixture *f, size_t cap) {
-    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
-    zc_status s = cap == 0 ? zc_unbounded(&cfg, &f->tx, &f->rx)
-                           : zc_bounded(cap, &cfg, &f->tx, &f->rx);
-    assert_int_equal(s, ZC_OK);
-    atomic_init(&f->clock, 0);
-    for (int i = 0; i < WAITERS; i++) {
-        counting_waker_init(&f->cw[i]);
-        f->cw[i].clock = &f->clock;
-        f->w[i] = counting_waker_of(&f->cw[i]);
-    }
-}
-
-static void fixture_done(fixture *f) {
-    zc_sender_drop(f->tx);
-    zc_receiver_drop(f->rx);
-}
-
-static unsigned wakes(fixture *f, int i) { return counting_waker_count(&f->cw[i]); }
-
-static size_t channel_len(fixture *f) {
-    zc_info info;
-    assert_int_equal(zc_sender_info(f->tx, &info), ZC_OK);
-    return info.len;
-}
-
-/* Fill a bounded channel of capacity 1 and leave n send futures pending on it, each with
- * its own waker and message 100 + i. */
-static void pend_senders(fixture *f, zc_send *s, uint64_t *msgs, int n) {
-    send_u64(f->tx, 1);
-    for (int i = 0; i < n; i++) {
-        msgs[i] = 100 + (uint64_t)i;
-        zc_send_init(&s[i], f->tx, &msgs[i]);
-        assert_int_equal(zc_send_poll(&s[i], &f->w[i]), ZC_PENDING);
-    }
-}
+enum { WAITERS = FIXTURE_WAITERS };
 
 /* ---- receive futures ------------------------------------------------------------------
  */
