@@ -50,6 +50,7 @@
 #include <zchan/permit.h>
 
 #include "atomic.h" /* zc__backoff, zc__cpu_relax (src/) */
+#include "mono_clock.h"
 #include "u64_fixture.h"
 
 #if ZCHAN_TEST_HOOKS
@@ -612,12 +613,6 @@ static unsigned scenario_rounds(unsigned full) {
     const char *env = getenv("ZCHAN_SCENARIO_SCALE");
     if (env != NULL && atoi(env) > 0) n = n * (unsigned)atoi(env) / 100;
     return n < 2 ? 2 : n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* Whether a race test whose two threads meet once a round goes on to round `round` of

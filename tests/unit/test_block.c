@@ -30,15 +30,9 @@
 #include <zchan/block.h>
 #include <zchan/permit.h>
 
-#define MS 1000000u /* nanoseconds */
+#include "mono_clock.h"
 
-/* CLOCK_MONOTONIC, read here rather than through park.c: the timeouts under test are
- * measured independently of the code that implements them. */
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#define MS 1000000u /* nanoseconds */
 
 static void make_bounded(size_t cap, zc_sender **tx, zc_receiver **rx) {
     zc_config cfg = {.elem_size = sizeof(uint64_t)};

@@ -25,17 +25,10 @@
 #include <zchan/block.h>
 
 #include "atomic.h"
+#include "mono_clock.h"
 #include "park.h"
 
 #define MS 1000000u /* nanoseconds */
-
-/* CLOCK_MONOTONIC, read here rather than through park.c: the timeouts under test are
- * measured independently of the code that implements them. */
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void wake(zc_parker *p) {
     zc_waker w = zc_parker_waker(p);

@@ -30,15 +30,10 @@
 
 #include <zchan/zchan.h>
 
+#include "mono_clock.h"
 #include "park.h"
 
 #if defined(__linux__) && defined(RUSAGE_THREAD)
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static long voluntary_switches(void) {
     struct rusage ru;
