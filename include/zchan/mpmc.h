@@ -134,8 +134,11 @@ ZC_EXPORT zc_sender *zc_sender_clone(zc_sender *tx);
  * of either kind goes, the channel's memory is freed.
  *
  * @param tx  A live sender handle, or NULL, or a receiver cast to zc_sender * (then
- *            nothing happens). Using it afterwards,
- *            or dropping it twice, is undefined (caught by an assertion in debug builds).
+ *            nothing happens). Using it afterwards, or dropping it twice, is undefined.
+ *            A channel's senders are one counted handle (a clone may compare equal), so
+ *            a second drop of tx while a clone lives takes the clone's count: the
+ *            channel closes under the clone if that was the last. A debug build's
+ *            assertion catches only a drop or clone once every sender has gone.
  *
  * Thread safety: any thread, concurrently with every call except other uses of tx.
  */
@@ -170,7 +173,9 @@ ZC_EXPORT zc_receiver *zc_receiver_clone(zc_receiver *rx);
  * then fail with ZC_CLOSED at once.
  *
  * @param rx  A live receiver handle, or NULL, or a sender cast to zc_receiver * (then
- *            nothing happens).
+ *            nothing happens). Using it afterwards, or dropping it twice, is undefined,
+ *            as for zc_sender_drop (a second drop takes a clone's count; the debug
+ *            assertion catches it only once every receiver has gone).
  *
  * Thread safety: any thread, concurrently with every call except other uses of rx.
  */

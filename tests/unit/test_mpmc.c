@@ -8,9 +8,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) && !defined(NDEBUG)
+#include <sys/wait.h>
+#include <unistd.h>
+#define HAVE_DEATH_TESTS 1
+#endif
 
 #include <zchan/mpmc.h>
 
@@ -557,6 +564,44 @@ static void a_handle_cast_to_the_other_kind_changes_no_count(flavour fl) {
 }
 BOTH_FLAVOURS(a_handle_cast_to_the_other_kind_changes_no_count)
 
+#ifdef HAVE_DEATH_TESTS
+/* A double drop is undefined; a debug build's assertion catches it once the count of
+ * that kind is already zero (mpmc.h). Run in a child, which must die of SIGABRT. */
+static void drop_twice_in_a_child(flavour fl, bool sender) {
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGABRT, SIG_DFL);
+        if (!freopen("/dev/null", "w", stderr)) _exit(3); /* the assertion's message */
+        zc_sender *tx;
+        zc_receiver *rx;
+        zc_config cfg = u64_config();
+        if ((fl == BOUNDED ? zc_bounded(4, &cfg, &tx, &rx) : zc_unbounded(&cfg, &tx, &rx)) !=
+            ZC_OK)
+            _exit(2);
+        if (sender) {
+            zc_sender_drop(tx); /* the other kind lives on: the channel is not freed */
+            zc_sender_drop(tx);
+        } else {
+            zc_receiver_drop(rx);
+            zc_receiver_drop(rx);
+        }
+        _exit(0); /* the second drop went through */
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+}
+
+static void a_second_drop_of_the_last_handle_fails_an_assertion(flavour fl) {
+    drop_twice_in_a_child(fl, true);
+    drop_twice_in_a_child(fl, false);
+}
+BOTH_FLAVOURS(a_second_drop_of_the_last_handle_fails_an_assertion)
+#endif
+
 /* ---- drop_msg
  * ---------------------------------------------------------------------------- */
 
@@ -810,6 +855,9 @@ int main(void) {
         cmocka_unit_test(test_full_bounded_channel_reports_closed_not_full_after_close),
         cmocka_unit_test(test_null_handles_are_harmless_to_drop_close_and_clone),
         BOTH_TESTS(a_handle_cast_to_the_other_kind_changes_no_count),
+#ifdef HAVE_DEATH_TESTS
+        BOTH_TESTS(a_second_drop_of_the_last_handle_fails_an_assertion),
+#endif
         BOTH_TESTS(drop_msg_runs_once_per_unreceived_message_when_last_receiver_drops),
         cmocka_unit_test(test_drop_msg_runs_once_per_message_across_unbounded_segments),
         BOTH_TESTS(drop_msg_is_not_called_for_a_send_to_a_closed_channel),
