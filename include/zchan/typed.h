@@ -156,8 +156,11 @@
  *
  * T must be a complete object type other than an array, not const- or
  * volatile-qualified, spelled so that `T x` declares x (typedef a function-pointer type
- * first); in C++ also trivially copyable (a static_assert checks it), since the channel
- * copies its bytes.
+ * first), and assignable: no const-qualified member at any depth, since a name_send
+ * future assigns the message into itself (C reports such a T at the macro as an
+ * assignment to a read-only member). In C++ T must also be trivially copyable, since
+ * the channel copies its bytes (static_asserts check both), and declaring a name_send
+ * needs T default-constructible (the future holds a T).
  *
  * Example:
  * @code
@@ -204,7 +207,8 @@
 
 /* Private: the handle casts (reinterpret_cast in C++, so -Wold-style-cast stays quiet);
  * the check of T (C++: the channel copies T's bytes, which is right only for a
- * trivially copyable T, so any other is a compile error; C: every object type is); and
+ * trivially copyable T, and a send future assigns T, so any other is a compile error;
+ * C: every object type is, and the assignment itself rejects a const member); and
  * the storage of every generated function: static inline, and it may go unused. The
  * generated functions name their parameters and locals zc__*, so that they shadow none
  * of the including file's own names (-Wshadow). */
@@ -214,7 +218,10 @@
 #define ZC__TYPED_CHECK(macro, name, T)                                                    \
     static_assert(std::is_trivially_copyable<T>::value,                                    \
                   #macro "(" #name ", " #T "): a channel copies the bytes of its "         \
-                  "messages, so T must be trivially copyable");
+                  "messages, so T must be trivially copyable");                            \
+    static_assert(std::is_copy_assignable<T>::value,                                       \
+                  #macro "(" #name ", " #T "): a send future assigns its message into "    \
+                  "itself, so T must be assignable (no const member)");
 #else
 #define ZC__CAST(type, x) ((type)(x))
 #define ZC__TYPED_CHECK(macro, name, T)

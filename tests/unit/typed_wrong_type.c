@@ -3,11 +3,11 @@
  *   -DWRONG=0      every call uses the right type: must compile;
  *   -DWRONG=n > 0  only case n uses a wrong type: must fail with a type error,
  * so each failure can only come from that one wrong type, never from another error.
- * With -DWRONG=0 it is also compiled as C++17, and cases 11 and 12 only as C++17. */
+ * With -DWRONG=0 it is also compiled as C++17, and cases 11 to 13 only as C++17. */
 #include <zchan/typed.h>
 
 #ifndef WRONG
-#error "define WRONG: 0 for the right types, 1..10 for one wrong case (11, 12: C++ only)"
+#error "define WRONG: 0 for the right types, 1..10 for one wrong case (11-13: C++ only)"
 #endif
 
 typedef struct point {
@@ -138,4 +138,14 @@ int typed_wrong_type_cases(ints_sender *itx, ints_receiver *irx, points_sender *
 ZC_DEFINE_CHANNEL(strings, std::string)
 #elif WRONG == 12
 ZC_DEFINE_BROADCAST(string_feeds, std::string)
+#endif
+
+/* 13 (C++ only): a trivially copyable type that cannot be assigned (a const member): a
+ * send future assigns its message into itself. */
+#if WRONG == 13
+struct job {
+    const int id;
+    double weight;
+};
+ZC_DEFINE_CHANNEL(jobs, job)
 #endif
