@@ -3,7 +3,8 @@
 # and run tests/package/main.c against that tree four ways: find_package(zchan CONFIG)
 # with zchan::zchan (shared) and zchan::zchan_static, and pkg-config zchan, shared and
 # static. Also builds and runs the README's example, checks that the shared library
-# exports only zc_ symbols, and what ZCHAN_BROADCAST=OFF leaves out.
+# exports only zc_ symbols, what ZCHAN_BROADCAST=OFF leaves out, and an install with
+# absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR through pkg-config.
 # Usage: tests/package/run.sh [WORK_DIR]   (default: a temporary directory, removed after)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,5 +93,17 @@ quiet "$cc" "${flags[@]}" "$here/main.c" -o "$work/nobcast" -I"$work/prefix-nobc
     -L"$libdir" -Wl,-rpath,"$libdir" -lzchan -pthread
 quiet "$work/nobcast"
 
+# 6. Absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR (Nix, some distributions): zchan.pc
+#    names them as they are.
+abs=$work/prefix-abs
+install_zchan "$abs" -DCMAKE_INSTALL_LIBDIR="$abs/lib64" -DCMAKE_INSTALL_INCLUDEDIR="$abs/inc"
+[ "$libdir" = "$abs/lib64" ] || fail "absolute libdir: zchan.pc went to $libdir"
+# shellcheck disable=SC2046
+quiet "$cc" "${flags[@]}" "$here/main.c" \
+    -o "$work/pc_abs" $(PKG_CONFIG_PATH="$abs/lib64/pkgconfig" pkg-config --cflags --libs zchan) \
+    -Wl,-rpath,"$abs/lib64"
+"$work/pc_abs" || fail "pkg-config with an absolute libdir: main.c failed"
+
 echo "package: find_package and pkg-config, shared and static, and the README example: ok"
 echo "package: libzchan.so exports zc_* only; ZCHAN_BROADCAST ON and OFF install what they should"
+echo "package: an absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR: ok"
