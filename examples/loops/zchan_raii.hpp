@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -55,7 +56,8 @@ public:
     }
     ~receiver() { zc_receiver_drop(h_); }
 
-    // The next message; std::nullopt once the channel is closed and drained.
+    // The next message; std::nullopt once the channel is closed and drained (or if this
+    // receiver was moved from: it holds no handle then).
     std::optional<T> recv() {
         T v;
         if (zc_recv_blocking(h_, &v) != ZC_OK) return std::nullopt;
@@ -75,12 +77,15 @@ std::pair<sender<T>, receiver<T>> bounded(size_t cap) {
     cfg.elem_size = sizeof(T);
     zc_sender *tx;
     zc_receiver *rx;
-    if (zc_bounded(cap, &cfg, &tx, &rx) != ZC_OK) throw std::bad_alloc();
+    zc_status s = zc_bounded(cap, &cfg, &tx, &rx);
+    if (s == ZC_EINVAL) throw std::invalid_argument("zc::bounded: capacity 0, or too large");
+    if (s != ZC_OK) throw std::bad_alloc();
     return {sender<T>(tx), receiver<T>(rx)};
 }
 
 // A receive future that cancels itself on destruction. Neither copyable nor movable: a
-// pending future must stay where it is.
+// pending future must stay where it is. It uses rx's handle, so rx must outlive it and
+// must not be assigned to meanwhile (which drops that handle).
 template <class T>
 class recv_future {
     zc_recv f_;
