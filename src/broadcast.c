@@ -34,8 +34,8 @@
  *     read and register again while it runs. For the same reason an unused wake-up of a
  *     receive is never owed to another receiver (every waiting receiver is woken by
  *     every send, and close wakes all), so cancelling a receive passes nothing on.
- *   - Senders (back-pressure mode): a freed slot wakes the oldest waiting sender unless
- *     enough woken before have not acted yet (zc__waitlist_notify_owed); a woken sender
+ *   - Senders (back-pressure mode): a freed slot wakes the oldest waiting sender
+ *     (zc__waitlist_notify_owed: one a slot); a woken sender
  *     that completes, cancels or registers again passes a wake-up on while room is
  *     left, as in future.c.
  *
@@ -203,8 +203,9 @@ static size_t send_room(void *arg) {
 }
 
 /* The wakes owed to waiting senders for freed slots ([M2]: after the unlock): one a slot
- * while few enough senders woken before have not acted yet, which pass one on if room is
- * left (zc__waitlist_notify_owed, pass_on_send). */
+ * (after the first, while there is more room than the senders this call woke will
+ * take); a woken sender passes one on if room is left (zc__waitlist_notify_owed,
+ * pass_on_send). */
 static void wake_senders(zc__bcast *ch, size_t freed) {
     zc__waitlist_notify_owed(&ch->send_waiters, freed, send_room, ch);
 }

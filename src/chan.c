@@ -194,7 +194,7 @@ static size_t skip_holes_at_head(zc__chan *ch) {
 }
 
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
-    if (n == 0 || !zc__waitlist_owes_wake(&ch->send_waiters)) return;
+    if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
     n += skip_holes_at_head(ch);
     zc__waitlist_notify_owed(&ch->send_waiters, n, send_avail, ch);
 }

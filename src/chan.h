@@ -61,24 +61,23 @@ static inline bool zc__is_receiver(const zc_receiver *rx) { return rx && rx == &
 /* The wakes owed to waiting senders for n slots freed on a bounded channel (plus one for
  * each hole the call left at head, skipped first), or to waiting receivers for n
  * messages made receivable, after the seq_cst claims that freed or made them ([F1]):
- * one waiter woken for each, while fewer than ZC__WAKES_HELD_MAX waiters woken before
- * have not acted yet, and after the first only while there is more to take than those
- * will take; they, when they act, pass a wake-up on if anything is left
- * (zc__waitlist_notify_owed, zc__chan_pass_on_*). */
+ * one waiter woken for each while waiters are linked, after the first only while there
+ * is more to take than the waiters woken before and not acted yet will take; they, when
+ * they act, pass a wake-up on if anything is left (zc__waitlist_notify_owed,
+ * zc__chan_pass_on_*). */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
 /* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver, and
- * wake it unless the receivers woken before and not acted yet are enough
- * (zc__waitlist_notify_owed). */
+ * wake it (zc__waitlist_notify_owed). */
 static inline void zc__chan_wake_receiver(zc__chan *ch) {
-    if (zc__waitlist_owes_wake(&ch->recv_waiters)) zc__chan_wake_receivers(ch, 1);
+    if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__chan_wake_receivers(ch, 1);
 }
 
 /* [F1] after a receive freed a slot with a seq_cst claim: wake a waiting sender, as
  * zc__chan_wake_receiver. */
 static inline void zc__chan_wake_sender(zc__chan *ch) {
-    if (zc__waitlist_owes_wake(&ch->send_waiters)) zc__chan_wake_senders(ch, 1);
+    if (zc__waitlist_has_waiters(&ch->send_waiters)) zc__chan_wake_senders(ch, 1);
 }
 
 /* One send attempt without its wake: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or
@@ -160,11 +159,11 @@ zc_status zc__chan_sent_wake(zc__chan *ch);     /* wakes a receiver; ZC_OK */
 zc_status zc__chan_received_wake(zc__chan *ch); /* wakes a sender; ZC_OK */
 
 static inline zc_status zc__chan_sent(zc__chan *ch) {
-    return zc__waitlist_owes_wake(&ch->recv_waiters) ? zc__chan_sent_wake(ch) : ZC_OK;
+    return zc__waitlist_has_waiters(&ch->recv_waiters) ? zc__chan_sent_wake(ch) : ZC_OK;
 }
 
 static inline zc_status zc__chan_received(zc__chan *ch) {
-    return zc__waitlist_owes_wake(&ch->send_waiters) ? zc__chan_received_wake(ch) : ZC_OK;
+    return zc__waitlist_has_waiters(&ch->send_waiters) ? zc__chan_received_wake(ch) : ZC_OK;
 }
 
 /* The attempts of a blocking call's spin before it parks (block.c): on a bounded channel

@@ -324,7 +324,7 @@ void zc_parker_destroy(zc_parker *p) {
 #endif
 }
 
-void zc__parker_wake(void *ctx) {
+static void parker_wake(void *ctx) {
     zc_parker *p = ctx;
     /* [K1] Release pairs with [K2]: the caller's writes before this wake are visible to
      * the parked thread once it has the permit. Even NOTIFIED -> NOTIFIED writes, so that
@@ -344,7 +344,7 @@ void zc__parker_wake(void *ctx) {
 
 zc_waker zc_parker_waker(zc_parker *p) {
     /* A NULL wake makes any poll given this waker return ZC_EINVAL. */
-    zc_waker w = {p != NULL ? zc__parker_wake : NULL, p};
+    zc_waker w = {p != NULL ? parker_wake : NULL, p};
     return w;
 }
 

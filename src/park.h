@@ -35,10 +35,6 @@ static inline bool zc__parker_has_permit(zc_parker *p) {
            ZC__PARKER_NOTIFIED;
 }
 
-/* The wake of zc_parker_waker's wakers: a waiter list counts the nodes with it as
- * threads parked in a blocking call (waitlist.h, zc__waitlist_owes_wake). */
-void zc__parker_wake(void *ctx);
-
 /* The deadline timeout_ns from now: UINT64_MAX, and any sum past UINT64_MAX (over 500
  * years of uptime), give ZC__NO_DEADLINE. */
 uint64_t zc__deadline_ns(uint64_t timeout_ns);

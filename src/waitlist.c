@@ -41,21 +41,16 @@
  *        node links, node states and wakers are guarded by the lock.
  *   [W1] notifier: release-store of WOKEN after wake returns <-> [W2] owner: acquire
  *        load seeing WOKEN: the notifier's wake call is over, the owner may free the task.
- *   [T1] notify_owed: seq_cst load of `wake_cap` after [N1]  <->  [T2] register of a
- *        thread's node: seq_cst store lifting `wake_cap` (under the lock, after [F2]),
- *        before the thread's seq_cst re-check: one of the two sees the other, so a
- *        thread that registers as a call skips a wake (holders at the cap) finds what
- *        the call made available itself.
- *   [N1] notify_owed: seq_cst load of `notified` after [F1]  <->  [N2] owner: seq_cst
- *        decrement of `notified` (register or unregister of a woken node), before its
- *        seq_cst look at the queue (the re-check, or a pass-on's). Either the notifier
- *        sees the count lowered and wakes, or the holder sees what the notifier's call
- *        made available and takes it or passes the wake-up on.
+ *   [N1] notify_owed's wakes after its first, and a pass-on's test: seq_cst load of
+ *        `notified` after the look at the queue (zc__waitlist_wake_has_work)  <->  [N2]
+ *        owner: seq_cst decrement of `notified` (register or unregister of a woken
+ *        node), before its seq_cst look at the queue (the re-check, or a pass-on's).
+ *        Either the notifier sees the count lowered and wakes, or the holder sees what
+ *        the notifier's call made available and takes it or passes the wake-up on.
  */
 #include "waitlist.h"
 
 #include "hooks.h"
-#include "park.h"
 
 /* A wake this thread is inside: the node (NULL once taken over or once the wake has
  * returned), the wake's context, the list the node was on, whether the notify is a
@@ -101,29 +96,7 @@ void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->locked, false);
     wl->head = wl->tail = NULL;
     wl->waking_all = 0;
-    wl->threads = 0;
     atomic_init(&wl->notified, 0);
-    atomic_init(&wl->wake_cap, ZC__WAKES_HELD_MAX);
-}
-
-/* Whether n's owner is a thread parked in a blocking call (its waker unparks it). */
-static bool parks_thread(const zc__waiter *n) { return n->zc__waker.wake == zc__parker_wake; }
-
-/* Count one more thread waiting (under the lock, after [F2] and before the caller's
- * re-check); the first lifts the cap: [T2] seq_cst, so that in the total order either
- * a notifier's [T1] load sees it lifted, or the thread's re-check comes after that
- * notifier's claim and sees what it made available. */
-static void count_thread(zc__waitlist *wl) {
-    if (wl->threads++ == 0)
-        atomic_store_explicit(&wl->wake_cap, SIZE_MAX, memory_order_seq_cst); /* [T2] */
-}
-
-/* One thread fewer waiting (under the lock); the last puts the cap back. Relaxed, as
- * unlink_node's store of waiters: a notifier that still sees the cap lifted makes a
- * wake the cap would have saved, never one too few. */
-static void uncount_thread(zc__waitlist *wl) {
-    if (--wl->threads == 0)
-        atomic_store_explicit(&wl->wake_cap, ZC__WAKES_HELD_MAX, memory_order_relaxed);
 }
 
 static void link_node(zc__waitlist *wl, zc__waiter *n, bool front) {
@@ -140,7 +113,6 @@ static void link_node(zc__waitlist *wl, zc__waiter *n, bool front) {
     }
     /* [F2] seq_cst: see the map. */
     atomic_fetch_add_explicit(&wl->waiters, 1, memory_order_seq_cst);
-    if (parks_thread(n)) count_thread(wl);
 }
 
 static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
@@ -154,7 +126,6 @@ static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
      * this store. No RMW here spares one locked instruction per notify. */
     size_t waiters = atomic_load_explicit(&wl->waiters, memory_order_relaxed);
     atomic_store_explicit(&wl->waiters, waiters - 1, memory_order_relaxed);
-    if (parks_thread(n)) uncount_thread(wl);
 }
 
 /* Wait until no wake of n is in flight. Inside n's own wake, take the node over. */
@@ -220,11 +191,17 @@ static bool notify(zc__waitlist *wl, bool passing) {
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
 void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg) {
-    /* [F1] then [N1], and [T1] if the holders are at the cap (waitlist.h), before each;
-     * notify looks at the waiter count again, a load of a line just read. */
-    for (size_t i = 0; i < n && zc__waitlist_owes_wake(wl); i++)
-        if ((i > 0 && !zc__waitlist_wake_has_work(wl, avail, arg)) || !notify(wl, false))
-            return;
+    /* [F1] before each, and [N1] before each after the first (waitlist.h); notify looks
+     * at the waiter count again, a load of a line just read. */
+    for (size_t i = 0; i < n && zc__waitlist_has_waiters(wl); i++) {
+        if (i > 0) {
+            /* The i woken by this call will take i, those of them that have not acted
+             * yet; waiters woken before are not counted (they may never be polled). */
+            size_t there = avail(arg), held = zc__waitlist_notified(wl);
+            if (there <= (held < i ? held : i)) return;
+        }
+        if (!notify(wl, false)) return;
+    }
 }
 
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg) {
@@ -297,10 +274,7 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
              * which would pop it again. [F2] */
             link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
         } else if (node->zc__waker.wake != w->wake || node->zc__waker.ctx != w->ctx) {
-            bool was_thread = parks_thread(node);
             node->zc__waker = *w; /* a later poll replaces the waker */
-            if (parks_thread(node) && !was_thread) count_thread(wl);
-            if (was_thread && !parks_thread(node)) uncount_thread(wl);
         }
         unlock(wl);
         ZC__HOOK(ZC__HOOK_WAITER_REGISTERED);

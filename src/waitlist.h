@@ -38,16 +38,9 @@ typedef struct zc__waitlist {
     zc__waiter *head; /* oldest waiter; guarded by locked */
     zc__waiter *tail;
     unsigned waking_all; /* notify_all calls in progress; guarded by locked */
-    /* Linked nodes whose waker unparks a thread (zc_parker_waker: the blocking calls,
-     * select's and broadcast's too); guarded by locked. */
-    unsigned threads;
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
     _Atomic size_t notified;
-    /* The most holders that owed wakes leave (zc__waitlist_owes_wake): ZC__WAKES_HELD_MAX,
-     * or SIZE_MAX while threads > 0. Written under the lock as threads turns from or to
-     * 0; beside notified, so that the fast paths' test is one compare more. */
-    _Atomic size_t wake_cap;
 } zc__waitlist;
 
 void zc__waitlist_init(zc__waitlist *wl);
@@ -72,9 +65,9 @@ static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
 bool zc__waitlist_notify_one(zc__waitlist *wl);
 
 /* The waiters of wl holding a wake-up they have not acted on (by registering again, or
- * by the unregister of a completion or cancel). A pass-on is owed only for what there is
- * to take beyond what they will take, and a notify_owed only while there are fewer than
- * ZC__WAKES_HELD_MAX: each of them, when it acts, looks again (chan.c).
+ * by the unregister of a completion or cancel). A pass-on, and each wake of a
+ * notify_owed after its first, is owed only for what there is to take beyond what they
+ * will take: each of them, when it acts, looks again (chan.c).
  * seq_cst, as the increments in notify and the decrements of the owners: of two owners
  * acting at once, the later decrement's load sees both. */
 static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
@@ -96,57 +89,25 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
     return there > zc__waitlist_notified(wl);
 }
 
-/* The most waiters of a list that the wakes owed for messages or freed slots leave
- * holding a wake-up they have not acted on (zc__waitlist_notify_owed). Two: one woken
- * waiter may run on the waking thread (an executor's LIFO slot runs the task woken last
- * there, after the running poll) while the other runs elsewhere. With one, under the
- * bench's 2-worker pool, the receiver and the one sender it woke ran by turns on one
- * worker: bench row 13a, two senders, 25 -> 78 ns a message; with two, 27 ns, and 17 ns
- * on one thread at 512 senders as with one (four: no better). */
-#define ZC__WAKES_HELD_MAX 2u
-
 /* Make the wakes owed to waiters of wl for n messages or slots a call has just made
  * available, after the seq_cst claims that made them ([F1]): one waiter woken for each,
- * oldest first, while waiters are linked and fewer than ZC__WAKES_HELD_MAX of them hold
- * a wake-up they have not acted on (or a parked thread is among the linked:
- * zc__waitlist_owes_wake), and (after the first) while there is more to take
- * than those will take (zc__waitlist_wake_has_work, avail(arg): under an executor that
- * polls inside the wake, the first woken waiter's pass-ons may have taken it all; ten
- * freed slots woke nineteen senders, found by a break test). The rest is left to the
- * holders: a woken waiter takes what it can when it acts, and then passes a wake-up on
- * if something is left (zc__waitlist_pass_on, checked by chan.c's pass-ons). So one or
- * two wake-ups at a time go down the list, as with event-listener's notify(n) (which
- * counts the listeners notified and not yet woken) and the shared-mode propagation of
- * Java's AbstractQueuedSynchronizer. Waking one waiter per message or freed slot instead
- * (async-channel's notify_additional(1)) woke, under 512 senders on one executor thread,
- * 0.25 senders a message that found the channel full again: the first one woken had
- * refilled it (bench row 13a). The holders' count is read after the waiter count
- * (seq_cst both): a holder that acts meanwhile lowers it before its own look at the
- * queue, which then sees what this call made available (a Dekker pairing, as
- * [F1]/[F2]). */
+ * oldest first, while waiters are linked, and (after the first) while there is more to
+ * take (avail(arg), read first) than the waiters this call woke and that have not acted
+ * yet will take (the fewer of its wakes so far and `notified`, read second, [N1]): under
+ * an executor that polls inside the wake, the first woken waiter's pass-ons may have
+ * taken it all (ten freed slots woke nineteen senders, found by a break test). So n
+ * messages wake what n single sends would. None is held back for waiters woken before
+ * this call and not acted yet: waker rule 4 wants a waiter
+ * that can use what the call made available woken within the call, and a woken waiter
+ * acts only when its executor polls it, which may be busy or stalled (waiting, say, on
+ * what another executor's waiter would do with this message). Sessions 18 and 19 left
+ * it to the holders while two of them had not acted (as event-listener's notify(n)):
+ * bench row 13a with 512 senders on one executor thread ran at 17 ns a message instead
+ * of 34, since the first sender polled refills what the others were woken for; but two
+ * woken futures left unpolled held up every other waiter of their side, a thread in a
+ * blocking call included (session 19 exempted threads only). As async-channel's
+ * notify_additional(1), then. */
 void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg);
-
-/* The cap on holders now ([T1]): ZC__WAKES_HELD_MAX, or SIZE_MAX while a thread parked
- * in a blocking call is linked. seq_cst, after [N1]: the cap is lifted under the lock
- * before the thread's re-check ([T2]), so either this load sees it lifted, or that
- * re-check sees what the caller made available. */
-static inline size_t zc__waitlist_wake_cap(zc__waitlist *wl) {
-    return atomic_load_explicit(&wl->wake_cap, memory_order_seq_cst);
-}
-
-/* Whether zc__waitlist_notify_owed would wake a waiter now: one is linked ([F1]) and
- * fewer than ZC__WAKES_HELD_MAX hold a wake-up they have not acted on ([N1]), or a
- * parked thread is among the linked ([T1]). The cap saves futile polls, but it leaves
- * what comes to the holders, and a future's holder acts only when its executor polls
- * it: a thread blocked on the same channel would wait for that executor (found by a
- * new-user trial: two woken receive futures left unpolled held up a zc_recv_blocking
- * for as long as they sat, three messages in the channel). So while a thread waits, one
- * waiter is woken per message or slot, as before the cap, and those ahead of the thread
- * in the list are woken first (rule 5's order). The inline test of the fast paths,
- * which make the call only then. */
-static inline bool zc__waitlist_owes_wake(zc__waitlist *wl) {
-    return zc__waitlist_has_waiters(wl) && zc__waitlist_notified(wl) < zc__waitlist_wake_cap(wl);
-}
 
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its
  * caller's predicate, checked again), through zc__waitlist_pass_on. */

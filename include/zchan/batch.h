@@ -19,9 +19,8 @@
  *
  * Waking: a batch that sent k messages wakes up to k waiting receivers; a batch that
  * received k messages from a bounded channel wakes up to k waiting senders (one per
- * message or slot, as k single operations would), but leaves no more than two woken
- * and not yet polled unless a thread waits in a blocking call: the rest is passed on
- * by those (zchan/waker.h).
+ * message or slot, as k single operations would; after the first, only while there
+ * is more than the waiters it woke will take: zchan/waker.h).
  *
  * | call                                       | concurrent with                         |
  * |--------------------------------------------|-----------------------------------------|

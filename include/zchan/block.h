@@ -105,10 +105,8 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * fallback), without the brief spin of zc_parker_park: on a machine with more runnable
  * threads than CPUs a sleeping thread lets the kernel give its CPU to one that can run,
  * where a yielding one keeps it. A registered call is a waiter like a future, woken in
- * its turn, but it is not held up by futures that their executor leaves unpolled: while
- * it waits, each slot freed wakes a waiting sender, however many woken before have not
- * been polled yet (of the slots a batch frees at once, those after the first only
- * beyond what such futures are counted to take: zchan/waker.h).
+ * its turn: each slot freed wakes a waiting sender, however many woken before have not
+ * been polled yet (zchan/waker.h).
  *
  * @param tx   Sender handle.
  * @param msg  elem_size bytes, read until the call returns.

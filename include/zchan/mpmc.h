@@ -323,9 +323,8 @@ ZC_EXPORT void zc_send_init(zc_send *f, zc_sender *tx, const void *msg);
  *           made from inside that wake (an executor that polls inline) waits the peer
  *           out instead, as zc_try_send does, so that such polls do not nest one inside
  *           the other for as long as the peer stalls.
- * Wakes: at most one waiting receiver (none while two woken before have not been
- *        polled and no thread waits in a blocking receive: see zchan/waker.h); if it
- *        held a wake-up, one is passed on to the next waiting sender when room is left.
+ * Wakes: at most one waiting receiver (zchan/waker.h); if it held a wake-up, one is
+ *        passed on to the next waiting sender when room is left.
  * Source: register-then-recheck (Dekker) against the ring's claiming CAS; wake handshake
  *         after the Linux futex_q lock_ptr protocol (see src/waitlist.c).
  */
@@ -366,9 +365,8 @@ ZC_EXPORT void zc_recv_init(zc_recv *f, zc_receiver *rx);
  * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
  * Progress: as zc_send_poll's, for a sender stalled mid-write on the next message (or,
  *           unbounded, a receiver moving to the next segment).
- * Wakes: at most one waiting sender (bounded; none while two woken before have not
- *        been polled and no thread waits in a blocking send); if it held a wake-up, one
- *        is passed on while messages are left.
+ * Wakes: at most one waiting sender (bounded; zchan/waker.h); if it held a wake-up,
+ *        one is passed on while messages are left.
  */
 ZC_EXPORT zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out);
 

@@ -32,26 +32,20 @@
  * its own poll: a poll makes the wakes its operation owes the other side only once its
  * own waiter node is off the list.
  *
- * Two wake-ups at a time (rules 4 and 5). A call that makes something available (a send,
- * a receive, a batch, a commit or release of a reservation) wakes the oldest waiter of
- * the other side, one for each message or slot, unless two waiters of that side woken
- * before have not acted on their wake-ups yet (by a poll or a cancel): then those are
- * the waiters woken for it. A woken future takes what it can when it is polled, and
- * then, if something is left (more than the waiters still holding a wake-up will take),
- * passes a wake-up on to the next waiter; so does one cancelled, or one that found
- * nothing and registered again. Waking one waiter per message or freed slot instead, the
- * first woken task that sends (receives) in a loop took what the others were woken for,
- * and they found the channel full (empty) again: 0.25 such polls a message under 512
- * senders on one executor thread (bench row 13a). Two, not one, so that an executor
- * that runs a woken task on the waking thread (a LIFO slot) still has one to run on
- * another. A woken future that its executor leaves unpolled delays the futures waiting
- * behind it (not the senders and receivers that are not waiting): poll or cancel it
- * promptly. A thread blocked in a zchan call (block.h, or any future driven by a
- * zc_parker_waker) is not held up so: while one waits on a side, the cap is lifted and
- * each message or slot wakes a waiter of that side. (Of several made available at once,
- * by a batch, a commit or a release, those after the first wake waiters only beyond
- * what the waiters woken and not yet polled are counted to take, as a pass-on does: a
- * thread waits for another executor's polls at most for that.)
+ * One wake-up a message or slot (rules 4 and 5). A call that makes something available
+ * (a send, a receive, a batch, a commit or release of a reservation) wakes the oldest
+ * waiters of the other side, one for each message or slot, whatever the waiters woken
+ * before and not polled yet: a woken future acts only when its executor polls it, and
+ * no future waits on another executor's polls. A woken future takes what it can when it
+ * is polled, and then, if something is left (more than the waiters still holding a
+ * wake-up will take), passes a wake-up on to the next waiter; so does one cancelled, or
+ * one that found nothing and registered again. Of several made available at once (a
+ * batch, a commit or release), those after the first wake waiters only while there is
+ * more than the waiters this call woke will take: an executor that polls inside the
+ * wake lets the first woken take them all. The price is futile polls where one task
+ * sends (receives) in a loop: the first polled takes what the others were woken for,
+ * and they find the channel full (empty) again (bench row 13a, many sender tasks on one
+ * executor thread).
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn. A
  * pass-on made inside the wake of another pass-on on the same list is left to that one,

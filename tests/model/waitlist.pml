@@ -12,12 +12,9 @@
  *    attempt backs off, then says PENDING); FULL and EMPTY are answered only when they
  *    hold.
  *  - after a successful claim, the [F1] check: the other side's `waiters` count, and if
- *    it is not zero, the [N1] check: notify_one only if fewer than HOLDERS nodes of that
- *    list hold a wake-up their owner has not acted on (`notified`), as
- *    zc__waitlist_notify_owed.
- *  - with THREAD, that task is a thread parked in a blocking call (its waker unparks
- *    it): the list counts it while it is linked (`threads`), and while it is counted the
- *    [N1] check lets every owed wake through, as zc__waitlist_owes_wake ([T1]).
+ *    it is not zero, notify_one, whatever the nodes of that list that hold a wake-up
+ *    their owner has not acted on (`notified`), as zc__waitlist_notify_owed; a batch's
+ *    second wake only for what there is beyond what the first will take ([N1]).
  *  - register of a WOKEN node: it keeps the wake-up (requeued) until it leaves, and its
  *    unregister then reports it held, so finish passes it on.
  *  - register: wait while WAKING, then under the lock link the node (at the front if it
@@ -51,9 +48,8 @@
  * times per task. With CLOSE_AT_END
  * the last sender closes the channel once all its messages are sent (the last sender's
  * drop); with RECV_CLOSES a receiver may close it instead, at any point. With STALLS, a
- * task other than THREAD that is woken may stall instead of polling (its executor is
- * busy for ever), at most STALLS times in all: it keeps its wake-up and does nothing
- * more.
+ * task that is woken may stall instead of polling (its executor is busy for ever), at
+ * most STALLS times in all: it keeps its wake-up and does nothing more.
  *
  * Fixes: FIX_PENDING=1 models the PENDING path (3. above) passing a wake-up it held
  * on, as finish does (zc__chan_finish_*): this is the code as it is now (the default).
@@ -69,11 +65,18 @@
  *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot
  *  REQUEUE_HOLDS_NOTHING  a woken node that registers again and then leaves (its
  *                       re-check took a message or slot) passes nothing on, although
- *                       a wake skipped for it meanwhile may be its to pass on
+ *                       a wake skipped for it meanwhile may be its to pass on. Caught
+ *                       under the cap of sessions 18-19 (one receiver, two senders of
+ *                       two messages, capacity 2); without it a wake is skipped for a
+ *                       holder only by a pass-on or a batch's second wake, and no
+ *                       configuration checked here reaches that (that one: 316 million
+ *                       states, 15 GB, stopped; with a batch receiver and no cancels,
+ *                       77.7 million, held), so check.sh no longer runs it
  *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
  *                       registration was woken meanwhile (the code before session 17)
- *  THREAD_CAPPED        the [N1] cap holds back owed wakes while a thread waits (the
- *                       code before session 19): P5 fails
+ *  CAPPED               an owed wake is left to the holders while one node of the list
+ *                       holds a wake-up it has not acted on (the cap of sessions 18
+ *                       and 19, at one holder): P5 fails
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -85,11 +88,11 @@
  *     closed). With a close, that means every pending future ended.
  *  P4 exactly once: when every receiver has seen ZC_CLOSED, they received every message
  *     that a send completed, and the ring is empty.
- *  P5 a thread is not held up by stalled futures: when nothing can move any more, the
- *     THREAD task is not parked while what it waits for holds beyond what the stalled
- *     tasks of its kind hold wake-ups for (receiver: more messages than they; sender: more
- *     free slots; or closed). (P3 is waived for the other tasks once one has stalled:
- *     under the cap, what is left to a stalled holder waits for it, by design.)
+ *  P5 no task is held up by stalled futures: when nothing can move any more, no task
+ *     is parked while what it waits for holds beyond what the stalled tasks of its kind
+ *     hold wake-ups for (receiver: more messages than they; sender: more free slots; or
+ *     closed). (P3 is waived once a task has stalled: a stalled holder keeps what it was
+ *     woken for.)
  */
 
 #ifndef NRECV
@@ -136,17 +139,6 @@
 #ifndef BATCH_RECV
 #define BATCH_RECV 0
 #endif
-/* HOLDERS: the most nodes of a list that owed wakes leave holding a wake-up their owner
- * has not acted on (src/waitlist.h ZC__WAKES_HELD_MAX, 2). With 1, small configurations
- * reach the states where an owed wake is left to a holder, which with 2 need three
- * waiters of a kind. */
-#ifndef HOLDERS
-#define HOLDERS 2
-#endif
-/* THREAD: the task (0..NT-1) that is a thread in a blocking call; 255: none. */
-#ifndef THREAD
-#define THREAD 255
-#endif
 #ifndef STALLS
 #define STALLS 0
 #endif
@@ -180,7 +172,6 @@ byte nlinked[2];
 byte waiters[2];   /* the count the [F1] check reads */
 byte waking_all[2]; /* notify_all calls in progress (under the lock in the C code) */
 byte notified[2];   /* nodes notified whose owner has not registered or unregistered since */
-byte threads[2];    /* linked nodes of the THREAD task (0 or 1) */
 bool requeued[NT];  /* the node was linked again by a register that found it WOKEN (its
                        owner's own field: read and cleared by its unregister) */
 byte state[NT];    /* each task's node */
@@ -220,11 +211,7 @@ inline link(L, n, front) {
     :: else -> list[L * NT + nlinked[L]] = n
     fi;
     nlinked[L]++;
-    waiters[L]++;
-    if
-    :: n == THREAD -> threads[L]++
-    :: else -> skip
-    fi
+    waiters[L]++
 }
 
 inline unlink(L, n) {
@@ -239,11 +226,7 @@ inline unlink(L, n) {
     od;
     list[L * NT + nlinked[L] - 1] = 0;
     nlinked[L]--;
-    waiters[L]--;
-    if
-    :: n == THREAD -> threads[L]--
-    :: else -> skip
-    fi
+    waiters[L]--
 }
 
 /* ---- waitlist.c ---- */
@@ -398,39 +381,30 @@ inline finish(L, t) {
     fi
 }
 
-/* [F1] after a claim: the wakes it owes the other side (one, or two for a batch receive),
- * as zc__waitlist_notify_owed: each only while a waiter is counted ([F1]) and then, a
- * step of its own, fewer than HOLDERS nodes of that list hold a wake-up their owner has
- * not acted on ([N1]) or, the next step, a thread is counted ([T1]); the second only
- * if, besides, the room (read first) is more than the senders notified and not yet
- * acted (read second). What is not woken for is left to the holders, which pass a
- * wake-up on when they act. */
-#if MUTANT_THREAD_CAPPED
-#define THREAD_WAITS(L) false
+/* [F1] after a claim: the wakes it owes the other side (one, or two for a batch
+ * receive), as zc__waitlist_notify_owed: the first while a waiter is counted ([F1]),
+ * whatever the holders (with the mutant CAPPED, only while no node of that list holds a
+ * wake-up its owner has not acted on); the second only if, besides, the room (read
+ * first) is more than what the senders this call woke and that have not acted will take
+ * (the fewer of one and `notified`, read second, [N1]). */
+#if MUTANT_CAPPED
+#define CAPPED(L) (notified[L] >= 1)
 #else
-#define THREAD_WAITS(L) (threads[L] > 0)
+#define CAPPED(L) false
 #endif
 inline pay(L) {
     if
     :: owe > 0 ->
         lst = (L == RECV -> SEND : RECV);
         if
-        :: waiters[lst] != 0 ->
-            if
-            :: notified[lst] < HOLDERS -> notify_one(lst, res2)
-            :: else ->
-                if
-                :: THREAD_WAITS(lst) -> notify_one(lst, res2)
-                :: else -> owe = 1    /* left to the holders: stop */
-                fi
-            fi
-        :: else -> owe = 1            /* no one waits: stop */
+        :: waiters[lst] != 0 && !CAPPED(lst) -> notify_one(lst, res2)
+        :: else -> owe = 1            /* no one waits (or, CAPPED, left to a holder) */
         fi;
         if
-        :: owe == 2 && waiters[SEND] != 0 && (notified[SEND] < HOLDERS || THREAD_WAITS(SEND)) ->
+        :: owe == 2 && waiters[SEND] != 0 && !CAPPED(SEND) ->
             k2 = (closed -> 0 : CAP - (tail - head));
             if
-            :: k2 > notified[SEND] -> notify_one(SEND, res2)
+            :: k2 > (notified[SEND] < 1 -> notified[SEND] : 1) -> notify_one(SEND, res2)
             :: else -> skip
             fi
         :: else -> skip
@@ -610,7 +584,7 @@ end_wait:
         atomic { woken[t] -> woken[t] = false; parked[t] = false };
         if
         :: cancels > 0 -> cancel_and_maybe_quit(L, t)
-        :: stalls > 0 && t != THREAD ->
+        :: stalls > 0 ->
             atomic { stalls--; stalled[t] = true };
 end_stalled:
             false                     /* its executor never polls it again */
@@ -693,12 +667,13 @@ active proctype Quiescence() {
     :: t == NT -> break
     od;
     assert(!all_received || (received == sent && head == tail)); /* P4 */
-    if                                                           /* P5 */
-    :: THREAD < NRECV -> assert(!(parked[THREAD] && (tail - head > held[RECV] || closed)))
-    :: THREAD >= NRECV && THREAD < NT ->
-        assert(!(parked[THREAD] && (CAP - (tail - head) > held[SEND] || closed)))
-    :: else -> skip
-    fi
+    t = 0;                                                       /* P5 */
+    do
+    :: t < NRECV -> assert(!(parked[t] && (tail - head > held[RECV] || closed))); t++
+    :: t >= NRECV && t < NT ->
+        assert(!(parked[t] && (CAP - (tail - head) > held[SEND] || closed))); t++
+    :: t == NT -> break
+    od
 }
 
 init {

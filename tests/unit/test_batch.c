@@ -769,6 +769,47 @@ static void test_send_many_wakes_inline_receivers_once_per_message(void **state)
     }
 }
 
+/* A batch wakes what its single sends would, one waiter a message (waker rule 4),
+ * whatever the waiters woken before and not polled yet: here two were woken for two
+ * messages that a try_recv then took, so their polls will find nothing (or never come:
+ * their executor may be stalled). A send of three wakes the next three. */
+enum { STALE = 2, FRESH = 3 };
+static void batch_wakes_past_stale_holders(size_t cap) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(cap ? zc_bounded(cap, &cfg, &tx, &rx) : zc_unbounded(&cfg, &tx, &rx), ZC_OK);
+    zc_recv r[STALE + FRESH];
+    counting_waker cw[STALE + FRESH];
+    zc_waker w[STALE + FRESH];
+    for (int i = 0; i < STALE + FRESH; i++) {
+        counting_waker_init(&cw[i]);
+        w[i] = counting_waker_of(&cw[i]);
+        zc_recv_init(&r[i], rx);
+        expect_poll_pending(&r[i], &w[i]);
+    }
+    for (uint64_t v = 0; v < STALE; v++) send_u64(tx, v);
+    for (uint64_t v = 0; v < STALE; v++) expect_u64(rx, v); /* taken from the woken */
+    send_many(tx, FRESH, 10, 0, ZC_OK, FRESH);
+    for (int i = 0; i < STALE + FRESH; i++) assert_int_equal(counting_waker_count(&cw[i]), 1);
+    for (int i = STALE; i < STALE + FRESH; i++)
+        expect_poll_u64(&r[i], &w[i], 10 + (uint64_t)(i - STALE));
+    for (int i = 0; i < STALE; i++) expect_poll_pending(&r[i], &w[i]); /* found nothing */
+    for (int i = 0; i < STALE; i++) zc_recv_cancel(&r[i]);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_send_many_wakes_past_stale_holders_bounded(void **state) {
+    (void)state;
+    batch_wakes_past_stale_holders(8);
+}
+
+static void test_send_many_wakes_past_stale_holders_unbounded(void **state) {
+    (void)state;
+    batch_wakes_past_stale_holders(0);
+}
+
 /* k all-or-nothing futures of 2 wait on a full channel under an executor that polls
  * inside the wake; a receive frees one slot, too little for any: each woken future
  * passes the wake-up on and registers at the back, until it comes round to one that has
@@ -849,6 +890,8 @@ int main(void) {
         cmocka_unit_test(test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes),
         cmocka_unit_test(test_recv_many_wakes_inline_senders_once_per_freed_slot),
         cmocka_unit_test(test_send_many_wakes_inline_receivers_once_per_message),
+        cmocka_unit_test(test_send_many_wakes_past_stale_holders_bounded),
+        cmocka_unit_test(test_send_many_wakes_past_stale_holders_unbounded),
         cmocka_unit_test(test_all_or_nothing_futures_passing_on_inside_their_wakes_do_not_nest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,62 @@ test_three_pending_receivers_and_one_message_make_exactly_one_wake(void **state)
     fixture_done(&f);
 }
 
+/* Waker rule 4 (spec/api.md): each message wakes a waiter that can use it, within the
+ * send, however many were woken before and are not polled yet (their executor may be
+ * busy, or stalled waiting on the others). Rule 5: one each, in registration order. */
+static void pending_receivers_are_woken_one_a_message(size_t cap) {
+    fixture f;
+    fixture_init(&f, cap);
+    zc_recv r[WAITERS];
+    for (int i = 0; i < WAITERS; i++) {
+        zc_recv_init(&r[i], f.rx);
+        expect_poll_pending(&r[i], &f.w[i]);
+    }
+    for (int m = 0; m < WAITERS; m++) {
+        send_u64(f.tx, 10 + (uint64_t)m); /* none of the woken is polled meanwhile */
+        for (int i = 0; i < WAITERS; i++)
+            assert_int_equal(wakes(&f, i), i <= m ? 1 : 0);
+    }
+    for (int i = WAITERS - 1; i >= 0; i--) /* polled last-woken first: FIFO by message */
+        expect_poll_u64(&r[i], &f.w[i], 10 + (uint64_t)(WAITERS - 1 - i));
+    for (int i = 0; i < WAITERS; i++) assert_int_equal(wakes(&f, i), 1);
+    fixture_done(&f);
+}
+
+static void test_pending_receivers_are_woken_one_a_message_bounded(void **state) {
+    (void)state;
+    pending_receivers_are_woken_one_a_message(4);
+}
+
+static void test_pending_receivers_are_woken_one_a_message_unbounded(void **state) {
+    (void)state;
+    pending_receivers_are_woken_one_a_message(0);
+}
+
+/* The same for senders: each slot freed wakes one more pending sender. */
+static void test_pending_senders_are_woken_one_a_freed_slot(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, WAITERS);
+    for (int m = 0; m < WAITERS; m++) send_u64(f.tx, (uint64_t)m); /* full */
+    zc_send s[WAITERS];
+    uint64_t msg[WAITERS];
+    for (int i = 0; i < WAITERS; i++) {
+        msg[i] = 100 + (uint64_t)i;
+        zc_send_init(&s[i], f.tx, &msg[i]);
+        assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_PENDING);
+    }
+    for (int m = 0; m < WAITERS; m++) {
+        expect_u64(f.rx, (uint64_t)m);
+        for (int i = 0; i < WAITERS; i++)
+            assert_int_equal(wakes(&f, i), i <= m ? 1 : 0);
+    }
+    for (int i = 0; i < WAITERS; i++) assert_int_equal(zc_send_poll(&s[i], &f.w[i]), ZC_OK);
+    for (int i = 0; i < WAITERS; i++) expect_u64(f.rx, 100 + (uint64_t)i);
+    for (int i = 0; i < WAITERS; i++) assert_int_equal(wakes(&f, i), 1);
+    fixture_done(&f);
+}
+
 static void test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on(void **state) {
     (void)state;
     fixture f;
@@ -1049,16 +1105,12 @@ static void test_close_with_inline_receivers_does_not_nest_their_wakes(void **st
 
 
 
-/* Rule 5, no herd: 20 senders wait on a full bounded(10) channel. Ten receives free ten
- * slots and wake the two oldest senders only: the later receives leave their wakes to
- * those while they have not acted (ZC__WAKES_HELD_MAX, zc__waitlist_notify_owed; waking
- * one a slot, under 512 senders on one executor thread, 0.25 a message found the channel
- * full again, bench row 13a). Each sender polled sends and passes a wake-up on while
- * there is more room than the senders still holding one will take, so the ten oldest are
- * woken in order, and the ten behind them must not be woken once the room is used (they
- * were, nine of them, when each woken sender passed its wake-up on while it saw room
- * that was held for the woken senders not polled yet; found by a break test). Then each
- * receive wakes the next one. */
+/* Rules 4 and 5, one wake per freed slot: 20 senders wait on a full bounded(10) channel,
+ * ten receives free ten slots and wake the ten oldest, one each; when those are polled
+ * and send, their wake-ups were used, and the ten behind them must not be woken (they
+ * were, nine of them: each woken sender that sent passed its wake-up on while it saw
+ * room, and that room was held for the woken senders not polled yet; found by a break
+ * test). Then each receive wakes the next one. */
 enum { HERD_CAP = 10, HERD_SENDERS = 20 };
 static void test_senders_woken_for_freed_slots_wake_no_one_else_when_they_send(void **state) {
     (void)state;
@@ -1079,12 +1131,14 @@ static void test_senders_woken_for_freed_slots_wake_no_one_else_when_they_send(v
         assert_int_equal(zc_send_poll(&s[i], &w[i]), ZC_PENDING);
     }
     uint64_t v;
-    for (int i = 0; i < HERD_CAP; i++) assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
-    for (int i = 0; i < HERD_SENDERS; i++) assert_int_equal(counting_waker_count(&cw[i]), i < 2);
     for (int i = 0; i < HERD_CAP; i++) {
-        assert_int_equal(counting_waker_count(&cw[i]), 1);
-        if (i + 2 < HERD_SENDERS) assert_int_equal(counting_waker_count(&cw[i + 2]), 0);
-        assert_int_equal(zc_send_poll(&s[i], &w[i]), ZC_OK); /* passes one on: i + 2 */
+        assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+        for (int j = 0; j < HERD_SENDERS; j++)
+            assert_int_equal(counting_waker_count(&cw[j]), j <= i);
+    }
+    for (int i = 0; i < HERD_CAP; i++) {
+        assert_int_equal(zc_send_poll(&s[i], &w[i]), ZC_OK); /* passes nothing on */
+        assert_int_equal(counting_waker_count(&cw[HERD_CAP]), 0);
     }
     for (int i = HERD_CAP; i < HERD_SENDERS; i++) assert_int_equal(counting_waker_count(&cw[i]), 0);
     for (int i = 0; i < HERD_CAP; i++) {
@@ -1216,6 +1270,9 @@ int main(void) {
             test_two_pending_receivers_are_woken_one_per_send_in_registration_order),
         cmocka_unit_test(
             test_three_pending_receivers_and_one_message_make_exactly_one_wake),
+        cmocka_unit_test(test_pending_receivers_are_woken_one_a_message_bounded),
+        cmocka_unit_test(test_pending_receivers_are_woken_one_a_message_unbounded),
+        cmocka_unit_test(test_pending_senders_are_woken_one_a_freed_slot),
         cmocka_unit_test(test_senders_woken_for_freed_slots_wake_no_one_else_when_they_send),
         cmocka_unit_test(test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons),
         cmocka_unit_test(test_woken_receiver_cancelled_before_its_poll_passes_the_wake_on),

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h> /* alarm */
 
-#include "park.h" /* zc__parker_has_permit */
 #include "waitlist.h"
 
 #include "counting_waker.h"
@@ -171,92 +170,50 @@ static void test_woken_node_registered_again_reports_its_wake_up_held_not_woken(
     assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
 }
 
-/* What an owed wake finds: always something (the channel's avail function, here a
- * constant); each further wake of one call also needs more than the holders take. */
+/* What an owed wake finds (the channel's avail function, here a constant). */
 static size_t plenty(void *arg) {
     (void)arg;
     return 100;
 }
 
-/* Owed wakes leave at most ZC__WAKES_HELD_MAX waiters holding a wake-up they have not
- * acted on: five owed wakes with three waiting wake two; the third is woken once one of
- * the two acts (here: leaves), and a later owed wake with two holders wakes no one. */
-static void test_owed_wakes_leave_at_most_two_waiters_holding_one(void **state) {
+static size_t two(void *arg) {
+    (void)arg;
+    return 2;
+}
+
+/* A call's first owed wake is made whatever the waiters woken before and not acted yet
+ * (waker rule 4: they may never be polled); its later ones only for what there is
+ * beyond what those will take. */
+static void test_each_call_wakes_one_more_waiter_whatever_the_holders(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f);
     for (int i = 0; i < NODES; i++) zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
-    zc__waitlist_notify_owed(&f.wl, 5, plenty, NULL);
-    assert_int_equal(ZC__WAKES_HELD_MAX, 2);
+    for (int i = 0; i < NODES; i++) {
+        zc__waitlist_notify_owed(&f.wl, 1, two, NULL); /* never more than two to take */
+        for (int j = 0; j < NODES; j++) assert_int_equal(wakes(&f, j), j <= i ? 1 : 0);
+        assert_int_equal(zc__waitlist_notified(&f.wl), (size_t)i + 1);
+    }
+    assert_int_equal(waiters(&f), 0);
+    for (int i = 0; i < NODES; i++) assert_true(zc__waitlist_unregister(&f.wl, &f.node[i]));
+    assert_int_equal(zc__waitlist_notified(&f.wl), 0);
+}
+
+static void test_a_calls_later_wakes_go_only_beyond_what_the_woken_will_take(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    for (int i = 0; i < NODES; i++) zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
+    zc__waitlist_notify_owed(&f.wl, 5, two, NULL); /* two to take: two woken */
     assert_int_equal(wakes(&f, 0), 1);
     assert_int_equal(wakes(&f, 1), 1);
     assert_int_equal(wakes(&f, 2), 0);
-    assert_false(zc__waitlist_owes_wake(&f.wl));
-    zc__waitlist_notify_owed(&f.wl, 1, plenty, NULL);
-    assert_int_equal(wakes(&f, 2), 0);
     assert_true(zc__waitlist_unregister(&f.wl, &f.node[0]));
-    assert_true(zc__waitlist_owes_wake(&f.wl));
-    zc__waitlist_notify_owed(&f.wl, 1, plenty, NULL);
+    zc__waitlist_notify_owed(&f.wl, 2, plenty, NULL); /* the last one, whatever the rest */
     assert_int_equal(wakes(&f, 2), 1);
     assert_true(zc__waitlist_unregister(&f.wl, &f.node[1]));
     assert_true(zc__waitlist_unregister(&f.wl, &f.node[2]));
     assert_int_equal(zc__waitlist_notified(&f.wl), 0);
-}
-
-/* The linked thread nodes (under the lock, which no one holds here), checked against
- * the cap they set. */
-static unsigned threads(fixture *f) {
-    size_t cap = atomic_load_explicit(&f->wl.wake_cap, memory_order_relaxed);
-    assert_int_equal(cap, f->wl.threads ? SIZE_MAX : ZC__WAKES_HELD_MAX);
-    return f->wl.threads;
-}
-
-/* A node whose waker unparks a thread (a blocking call's) lifts the cap while it is
- * linked: owed wakes go on down the list to it, holders or not (waitlist.h). */
-static void test_a_waiting_thread_lifts_the_cap_on_owed_wakes(void **state) {
-    (void)state;
-    fixture f;
-    fixture_init(&f);
-    zc_parker p;
-    zc_parker_init(&p);
-    zc_waker thread = zc_parker_waker(&p);
-    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
-    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
-    zc__waitlist_register(&f.wl, &f.node[2], &thread);
-    assert_int_equal(threads(&f), 1);
-    zc__waitlist_notify_owed(&f.wl, 2, plenty, NULL);
-    assert_int_equal(wakes(&f, 0), 1);
-    assert_int_equal(wakes(&f, 1), 1);
-    assert_int_equal(zc__waitlist_notified(&f.wl), 2);
-    assert_true(zc__waitlist_owes_wake(&f.wl)); /* at the cap, but a thread waits */
-    zc__waitlist_notify_owed(&f.wl, 1, plenty, NULL);
-    assert_true(zc__parker_has_permit(&p));
-    assert_int_equal(threads(&f), 0);
-    assert_int_equal(waiters(&f), 0);
-    for (int i = 0; i < NODES; i++) assert_true(zc__waitlist_unregister(&f.wl, &f.node[i]));
-    assert_int_equal(zc__waitlist_notified(&f.wl), 0);
-    zc_parker_destroy(&p);
-}
-
-/* The count follows the node's waker: a later poll with another waker, and an
- * unregister while waiting, take the node out of it again. */
-static void test_the_thread_count_follows_the_waker_and_the_unregister(void **state) {
-    (void)state;
-    fixture f;
-    fixture_init(&f);
-    zc_parker p;
-    zc_parker_init(&p);
-    zc_waker thread = zc_parker_waker(&p);
-    zc__waitlist_register(&f.wl, &f.node[0], &thread);
-    assert_int_equal(threads(&f), 1);
-    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]); /* polled again by an executor */
-    assert_int_equal(threads(&f), 0);
-    zc__waitlist_register(&f.wl, &f.node[0], &thread);
-    assert_int_equal(threads(&f), 1);
-    assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
-    assert_int_equal(threads(&f), 0);
-    assert_int_equal(waiters(&f), 0);
-    zc_parker_destroy(&p);
 }
 
 static void test_unregister_of_an_idle_node_does_nothing(void **state) {
@@ -418,9 +375,8 @@ int main(void) {
         cmocka_unit_test(test_unregister_of_a_waiting_node_unlinks_it_without_a_wake),
         cmocka_unit_test(test_unregister_of_a_woken_node_reports_the_held_notification),
         cmocka_unit_test(test_woken_node_registered_again_reports_its_wake_up_held_not_woken),
-        cmocka_unit_test(test_owed_wakes_leave_at_most_two_waiters_holding_one),
-        cmocka_unit_test(test_a_waiting_thread_lifts_the_cap_on_owed_wakes),
-        cmocka_unit_test(test_the_thread_count_follows_the_waker_and_the_unregister),
+        cmocka_unit_test(test_each_call_wakes_one_more_waiter_whatever_the_holders),
+        cmocka_unit_test(test_a_calls_later_wakes_go_only_beyond_what_the_woken_will_take),
         cmocka_unit_test(test_unregister_of_an_idle_node_does_nothing),
         cmocka_unit_test(test_woken_node_registering_again_goes_to_the_front),
         cmocka_unit_test(test_idle_node_registering_again_goes_to_the_back),
