@@ -89,13 +89,13 @@ zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
 }
 
 /* After a bounded commit or release ([F1]: its CAS was seq_cst): the wakes owed to the
- * waiting receivers, one for each message it let through (the place itself, and those
- * queued behind it: zc__ring_ready_run; at least one), as zc__waitlist_notify_owed makes
+ * waiting receivers, one for each message it let through (the place pos itself, and
+ * those queued behind it, not those before it: zc__ring_ready_run; at least one), as zc__waitlist_notify_owed makes
  * them (those woken pass a wake-up on as long as there is more to take, waker rule 4);
  * on a closed channel every one, since all of them may now see the end, as close does.
  * One wake only, whatever the run, left a thread blocked behind a woken future that its
  * executor did not poll while messages waited (a break test of session 19). */
-static void wake_receivers(zc__chan *ch) {
+static void wake_receivers(zc__chan *ch, size_t pos) {
     if (!zc__waitlist_has_waiters(&ch->recv_waiters)) return;
     if (zc__chan_is_closed(ch)) {
         zc__waitlist_notify_all(&ch->recv_waiters);
@@ -103,7 +103,7 @@ static void wake_receivers(zc__chan *ch) {
         /* Relaxed: only a bound on the count (no more wakes than waiters can be made);
          * the wakes themselves look at the count again ([F1]). */
         size_t linked = atomic_load_explicit(&ch->recv_waiters.waiters, memory_order_relaxed);
-        size_t run = zc__ring_ready_run(&ch->q.ring, linked);
+        size_t run = zc__ring_ready_run(&ch->q.ring, pos, linked);
         zc__chan_wake_receivers(ch, run > 0 ? run : 1);
     }
 }
@@ -122,7 +122,7 @@ zc_status zc_permit_commit(zc_permit *p, const void *msg) {
     zc_status s;
     if (ch->bounded) {
         s = zc__ring_commit(&ch->q.ring, p->zc__pos, msg);
-        if (s == ZC_OK) wake_receivers(ch);
+        if (s == ZC_OK) wake_receivers(ch, p->zc__pos);
         if (s == ZC_CLOSED) s = hole_status(ch);
     } else {
         /* The send itself: ZC_OK, ZC_CLOSED or ZC_ENOMEM (never ZC_FULL); waits out a
@@ -145,7 +145,7 @@ zc_status zc_permit_release(zc_permit *p) {
     /* The hole was made by a seq_cst CAS (and each slot freed by a seq_cst CAS on head):
      * receivers waiting behind the place may go on; senders may use the slots ([F1], as
      * after receives). */
-    wake_receivers(ch);
+    wake_receivers(ch, p->zc__pos);
     zc__chan_wake_senders(ch, freed);
     return ZC_OK;
 }

@@ -311,16 +311,27 @@ size_t zc__ring_len(const zc__ring *r) {
     }
 }
 
-size_t zc__ring_ready_run(const zc__ring *r, size_t max) {
-    /* seq_cst: after the caller's seq_cst claim or commit ([F1]); a head older than
+size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max) {
+    /* seq_cst: after the caller's seq_cst commit or release ([F1]); a head older than
      * that only ends the count early. */
     size_t pos = atomic_load_explicit(&r->head, memory_order_seq_cst), n = 0;
-    /* Acquire, as a receive's look at a stamp ([A2]); a guess all the same. The count
-     * cannot pass cap: the position cap places on is in the next lap, never published
-     * while this one's message is held. */
-    while (n < max && n < r->cap && atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
-                                              memory_order_acquire) == pos + 1) {
-        n++;
+    /* Places before from were receivable before the caller's call (or are still
+     * blocked): not counted. A head at or past from (its place taken or skipped already:
+     * the two are within a lap of each other, so their difference tells) counts from
+     * head. */
+    bool counting = pos - from < SIZE_MAX / 2;
+    /* Acquire, as a receive's look at a stamp ([A2]); a guess all the same. A hole is
+     * passed over (the receive that reaches it skips it); anything else that is not
+     * published (a reservation) ends the run. At most cap places: the position cap
+     * places on is in the next lap, never published while this one's place is held. */
+    for (size_t places = 0; n < max && places < r->cap; places++) {
+        size_t stamp = atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
+                                            memory_order_acquire);
+        counting = counting || pos == from;
+        if (stamp == pos + 1)
+            n += counting;
+        else if (stamp != ((pos + 1) | r->mark_bit))
+            break;
         pos = zc__ring_next(r, pos);
     }
     return n;

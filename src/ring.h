@@ -55,10 +55,12 @@ static inline zc_status zc__ring_pop(zc__ring *r, void *out);
 bool zc__ring_close(zc__ring *r);
 bool zc__ring_is_closed(const zc__ring *r);
 size_t zc__ring_len(const zc__ring *r);
-/* The messages a receive could take now, one after another from head: published
- * places in a row (a reservation or a hole ends the run), counted up to max. A guess,
- * read without a claim; for sizing the wakes a commit or a release owes (permit.c). */
-size_t zc__ring_ready_run(const zc__ring *r, size_t max);
+/* The messages a commit or release of place from let through: from head, published
+ * places in a row, holes passed over (a reservation ends the run), those at or after
+ * from counted, up to max (none if a reservation before from still blocks them). A
+ * guess, read without a claim; for sizing the wakes the commit or release owes
+ * (permit.c). */
+size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max);
 
 /* After close with no receiver left: hand every message still held to drop (if not
  * NULL), waiting for senders that claimed a slot before the close to publish it, and
