@@ -615,6 +615,17 @@ static void test_close_wakes_an_inline_receiver_behind_a_permit_once(void **stat
     close_chan(&fx);
 }
 
+/* n receive futures pending on rx's empty channel, future i with counting waker i. */
+static void pend_receivers(zc_receiver *rx, zc_recv *r, counting_waker *cw, zc_waker *w,
+                           int n) {
+    for (int i = 0; i < n; i++) {
+        counting_waker_init(&cw[i]);
+        w[i] = counting_waker_of(&cw[i]);
+        zc_recv_init(&r[i], rx);
+        expect_poll_pending(&r[i], &w[i]);
+    }
+}
+
 /* A commit at the oldest place wakes one receiver for each message it lets through
  * (waker rule 4), holes included in the way: reservation P0, reservation P1 released (a
  * hole behind P0, kept until head reaches it), message 2; two receive futures wait.
@@ -632,12 +643,7 @@ static void test_a_commit_wakes_a_receiver_for_each_message_past_a_hole(void **s
     zc_recv r[2];
     counting_waker cw[2];
     zc_waker w[2];
-    for (int i = 0; i < 2; i++) {
-        counting_waker_init(&cw[i]);
-        w[i] = counting_waker_of(&cw[i]);
-        zc_recv_init(&r[i], fx.rx);
-        expect_poll_pending(&r[i], &w[i]);
-    }
+    pend_receivers(fx.rx, r, cw, w, 2);
     commit_u64(&p0, 0);
     assert_int_equal(counting_waker_count(&cw[0]), 1);
     assert_int_equal(counting_waker_count(&cw[1]), 1);
@@ -657,12 +663,7 @@ static void test_a_commit_wakes_no_receiver_for_the_messages_before_it(void **st
     zc_recv r[3];
     counting_waker cw[3];
     zc_waker w[3];
-    for (int i = 0; i < 3; i++) {
-        counting_waker_init(&cw[i]);
-        w[i] = counting_waker_of(&cw[i]);
-        zc_recv_init(&r[i], fx.rx);
-        expect_poll_pending(&r[i], &w[i]);
-    }
+    pend_receivers(fx.rx, r, cw, w, 3);
     send_u64(fx.tx, 0);
     zc_permit p;
     reserve_ok(fx.tx, &p);
