@@ -3,9 +3,9 @@
  *
  * A batch attempt is one ring claim of k slots (ring_batch.c) or, unbounded, a loop of
  * single segq operations; then it wakes up to k waiters of the other side, one at a
- * time, while any is left and, after the first, while there is more to take than those
- * woken before and not acted yet will take (zc__chan_wake_senders / receivers): what k
- * single operations would do.
+ * time, while any is left and, after the first, while there is more to take than the
+ * waiters it woke and that have not acted yet will take (zc__chan_wake_senders /
+ * receivers): what k single operations would do.
  * The futures follow future.c step for step (attempt; register; re-check; on ZC_PENDING
  * from the queue wake ourselves; on completion finish, passing on an unused wake-up),
  * reusing chan.h's readiness tests, so the no-lost-wake-up argument is the same: the

@@ -62,9 +62,9 @@ static inline bool zc__is_receiver(const zc_receiver *rx) { return rx && rx == &
  * each hole the call left at head, skipped first), or to waiting receivers for n
  * messages made receivable, after the seq_cst claims that freed or made them ([F1]):
  * one waiter woken for each while waiters are linked, after the first only while there
- * is more to take than the waiters woken before and not acted yet will take; they, when
- * they act, pass a wake-up on if anything is left (zc__waitlist_notify_owed,
- * zc__chan_pass_on_*). */
+ * is more to take than the waiters this call woke and that have not acted yet will
+ * take; they, when they act, pass a wake-up on if anything is left
+ * (zc__waitlist_notify_owed, zc__chan_pass_on_*). */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 

@@ -90,8 +90,9 @@ zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
 
 /* After a bounded commit or release ([F1]: its CAS was seq_cst): the wakes owed to the
  * waiting receivers, one for each message it let through (the place pos itself, and
- * those queued behind it, not those before it: zc__ring_ready_run; at least one), as zc__waitlist_notify_owed makes
- * them (those woken pass a wake-up on as long as there is more to take, waker rule 4);
+ * those queued behind it, not those before it: zc__ring_ready_run; at least one), as
+ * zc__waitlist_notify_owed makes them (those woken pass a wake-up on as long as there
+ * is more to take, waker rule 4);
  * on a closed channel every one, since all of them may now see the end, as close does.
  * One wake only, whatever the run, left a thread blocked behind a woken future that its
  * executor did not poll while messages waited (a break test of session 19). */
