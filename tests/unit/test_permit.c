@@ -11,32 +11,8 @@
 #include <zchan/mpmc.h>
 #include <zchan/permit.h>
 
-#include "counting_waker.h"
 #include "inline_sender.h"
-#include "u64_channel.h"
-
-typedef struct fixture {
-    zc_sender *tx;
-    zc_receiver *rx;
-    drop_counter drops;
-    counting_waker cw;
-    zc_waker w;
-} fixture;
-
-/* A channel of uint64_t (cap 0: unbounded) whose drop_msg counts into fx->drops. */
-static void open_chan(fixture *fx, size_t cap) {
-    drop_counter_init(&fx->drops, NULL, 0);
-    zc_config cfg = {sizeof(uint64_t), drop_counter_fn, &fx->drops};
-    assert_int_equal(cap ? zc_bounded(cap, &cfg, &fx->tx, &fx->rx) : zc_unbounded(&cfg, &fx->tx, &fx->rx),
-                     ZC_OK);
-    counting_waker_init(&fx->cw);
-    fx->w = counting_waker_of(&fx->cw);
-}
-
-static void close_chan(fixture *fx) {
-    zc_sender_drop(fx->tx);
-    zc_receiver_drop(fx->rx);
-}
+#include "u64_fixture.h"
 
 static void reserve_ok(zc_sender *tx, zc_permit *p) {
     assert_int_equal(zc_try_reserve(tx, p), ZC_OK);
@@ -49,7 +25,7 @@ static void commit_u64(zc_permit *p, uint64_t v) {
 /* A bounded(2) channel holding message 1 and, behind it, a released place: a hole that
  * keeps its slot until the receive position reaches it. */
 static void open_message_then_hole(fixture *fx) {
-    open_chan(fx, 2);
+    fixture_init(fx, 2);
     zc_permit p;
     send_u64(fx->tx, 1);
     reserve_ok(fx->tx, &p);
@@ -59,7 +35,7 @@ static void open_message_then_hole(fixture *fx) {
 static void test_committed_message_takes_its_place_at_reserve_time(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 4);
+    fixture_init(&fx, 4);
     zc_permit p;
     send_u64(fx.tx, 1);
     reserve_ok(fx.tx, &p);
@@ -71,13 +47,13 @@ static void test_committed_message_takes_its_place_at_reserve_time(void **state)
     expect_u64(fx.rx, 2);
     expect_u64(fx.rx, 3);
     expect_recv_status(fx.rx, ZC_EMPTY);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_reservations_take_capacity_until_released(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 2);
+    fixture_init(&fx, 2);
     zc_permit a, b, c;
     reserve_ok(fx.tx, &a);
     reserve_ok(fx.tx, &b);
@@ -99,13 +75,13 @@ static void test_reservations_take_capacity_until_released(void **state) {
     expect_u64(fx.rx, 4);
     expect_u64(fx.rx, 5);
     expect_recv_status(fx.rx, ZC_EMPTY);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_a_released_place_in_the_middle_is_skipped_by_receivers(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 3);
+    fixture_init(&fx, 3);
     zc_permit p;
     send_u64(fx.tx, 1);
     reserve_ok(fx.tx, &p);
@@ -120,13 +96,13 @@ static void test_a_released_place_in_the_middle_is_skipped_by_receivers(void **s
     send_u64(fx.tx, 5);
     uint64_t v = 6;
     assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_places_released_newest_first_are_all_free_again(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 3);
+    fixture_init(&fx, 3);
     zc_permit a, b, c;
     reserve_ok(fx.tx, &a);
     reserve_ok(fx.tx, &b);
@@ -134,25 +110,25 @@ static void test_places_released_newest_first_are_all_free_again(void **state) {
     uint64_t v = 1;
     zc_send s;
     zc_send_init(&s, fx.tx, &v);
-    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&s, &fx.w[0]), ZC_PENDING);
     assert_int_equal(zc_permit_release(&c), ZC_OK); /* holes behind a held place */
     assert_int_equal(zc_permit_release(&b), ZC_OK);
-    assert_int_equal(counting_waker_count(&fx.cw), 0);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 0);
     /* The oldest goes: its slot and those of the two holes after it are free at once,
      * with no receiver calling in; the waiting sender is woken. */
     assert_int_equal(zc_permit_release(&a), ZC_OK);
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
     zc_info info;
     assert_int_equal(zc_sender_info(fx.tx, &info), ZC_OK);
     assert_int_equal(info.len, 0);
-    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_OK);
+    assert_int_equal(zc_send_poll(&s, &fx.w[0]), ZC_OK);
     send_u64(fx.tx, 2);
     send_u64(fx.tx, 3);
     assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
     expect_u64(fx.rx, 1);
     expect_u64(fx.rx, 2);
     expect_u64(fx.rx, 3);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_a_sender_skips_a_released_place_that_became_the_oldest(void **state) {
@@ -167,13 +143,13 @@ static void test_a_sender_skips_a_released_place_that_became_the_oldest(void **s
     expect_u64(fx.rx, 2);
     expect_u64(fx.rx, 3);
     expect_recv_status(fx.rx, ZC_EMPTY);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_a_stale_copy_of_a_permit_is_einval_and_changes_nothing(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     zc_permit p, copy;
     reserve_ok(fx.tx, &p);
     copy = p;
@@ -187,13 +163,13 @@ static void test_a_stale_copy_of_a_permit_is_einval_and_changes_nothing(void **s
     assert_int_equal(zc_permit_release(&copy), ZC_EINVAL);
     send_u64(fx.tx, 3);
     expect_u64(fx.rx, 3);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_recv_many_stops_at_a_reservation_and_skips_a_hole(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 4);
+    fixture_init(&fx, 4);
     zc_permit p;
     send_u64(fx.tx, 1);
     reserve_ok(fx.tx, &p);
@@ -208,55 +184,55 @@ static void test_recv_many_stops_at_a_reservation_and_skips_a_hole(void **state)
     assert_int_equal(zc_try_recv_many(fx.rx, out, 4, &got), ZC_OK);
     assert_int_equal(got, 1);
     assert_int_equal(out[0], 2);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_commit_wakes_a_receiver_waiting_behind_the_reservation(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 2);
+    fixture_init(&fx, 2);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     zc_recv r;
     zc_recv_init(&r, fx.rx);
-    expect_poll_pending(&r, &fx.w);
+    expect_poll_pending(&r, &fx.w[0]);
     commit_u64(&p, 8);
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
-    expect_poll_u64(&r, &fx.w, 8);
-    close_chan(&fx);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
+    expect_poll_u64(&r, &fx.w[0], 8);
+    fixture_done(&fx);
 }
 
 static void test_release_wakes_a_receiver_waiting_behind_the_reservation(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 3);
+    fixture_init(&fx, 3);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     send_u64(fx.tx, 9);
     zc_recv r;
     zc_recv_init(&r, fx.rx);
-    expect_poll_pending(&r, &fx.w);
+    expect_poll_pending(&r, &fx.w[0]);
     assert_int_equal(zc_permit_release(&p), ZC_OK);
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
-    expect_poll_u64(&r, &fx.w, 9);
-    close_chan(&fx);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
+    expect_poll_u64(&r, &fx.w[0], 9);
+    fixture_done(&fx);
 }
 
 static void test_release_at_head_wakes_a_waiting_sender(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     uint64_t v = 3;
     zc_send s;
     zc_send_init(&s, fx.tx, &v);
-    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&s, &fx.w[0]), ZC_PENDING);
     assert_int_equal(zc_permit_release(&p), ZC_OK);
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
-    assert_int_equal(zc_send_poll(&s, &fx.w), ZC_OK);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
+    assert_int_equal(zc_send_poll(&s, &fx.w[0]), ZC_OK);
     expect_u64(fx.rx, 3);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 /* A receive that moves head onto a released place (a hole behind the message it took)
@@ -276,52 +252,52 @@ static void test_a_receive_reaching_a_hole_wakes_a_sender_for_its_slot_too(void 
         zc_send sa, sb;
         zc_send_init(&sa, fx.tx, &va);
         zc_send_init(&sb, fx.tx, &vb);
-        assert_int_equal(zc_send_poll(&sa, &fx.w), ZC_PENDING);
+        assert_int_equal(zc_send_poll(&sa, &fx.w[0]), ZC_PENDING);
         assert_int_equal(zc_send_poll(&sb, &w2), ZC_PENDING);
         uint64_t v = 0;
         size_t got = 0;
         zc_recv r;
         zc_recv_init(&r, fx.rx);
         if (how == 0) assert_int_equal(zc_try_recv(fx.rx, &v), ZC_OK);
-        if (how == 1) assert_int_equal(zc_recv_poll(&r, &fx.w, &v), ZC_OK);
+        if (how == 1) assert_int_equal(zc_recv_poll(&r, &fx.w[0], &v), ZC_OK);
         if (how == 2) assert_int_equal(zc_try_recv_many(fx.rx, &v, 1, &got), ZC_OK);
         assert_int_equal(v, 1); /* frees 1's slot, and head reaches the hole */
-        assert_int_equal(counting_waker_count(&fx.cw), 1);
+        assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
         assert_int_equal(counting_waker_count(&cw2), 1);
-        assert_int_equal(zc_send_poll(&sa, &fx.w), ZC_OK);
+        assert_int_equal(zc_send_poll(&sa, &fx.w[0]), ZC_OK);
         assert_int_equal(zc_send_poll(&sb, &w2), ZC_OK);
         v = 4;
         assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
         expect_u64(fx.rx, 2);
         expect_u64(fx.rx, 3);
-        close_chan(&fx);
+        fixture_done(&fx);
     }
 }
 
 static void test_reserve_future_waits_for_room_and_keeps_its_result(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     send_u64(fx.tx, 1);
     zc_permit p;
     zc_reserve f;
     zc_reserve_init(&f, fx.tx, &p);
-    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w[0]), ZC_PENDING);
     expect_u64(fx.rx, 1);
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
-    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_OK);
-    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_OK); /* reserves nothing more */
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w[0]), ZC_OK);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w[0]), ZC_OK); /* reserves nothing more */
     uint64_t v = 2;
     assert_int_equal(zc_try_send(fx.tx, &v), ZC_FULL);
     commit_u64(&p, 7);
     expect_u64(fx.rx, 7);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_cancelled_reserve_future_passes_its_wake_up_on(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     send_u64(fx.tx, 1);
     counting_waker cw2;
     counting_waker_init(&cw2);
@@ -330,67 +306,67 @@ static void test_cancelled_reserve_future_passes_its_wake_up_on(void **state) {
     zc_reserve f1, f2;
     zc_reserve_init(&f1, fx.tx, &p1);
     zc_reserve_init(&f2, fx.tx, &p2);
-    assert_int_equal(zc_reserve_poll(&f1, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_reserve_poll(&f1, &fx.w[0]), ZC_PENDING);
     assert_int_equal(zc_reserve_poll(&f2, &w2), ZC_PENDING);
     expect_u64(fx.rx, 1);
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
     assert_int_equal(counting_waker_count(&cw2), 0);
     zc_reserve_cancel(&f1);
     assert_int_equal(counting_waker_count(&cw2), 1);
     assert_int_equal(zc_reserve_poll(&f2, &w2), ZC_OK);
     assert_int_equal(zc_permit_release(&p2), ZC_OK);
     send_u64(fx.tx, 2); /* capacity is back */
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_reserve_future_on_close_is_closed_and_permit_empty(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     send_u64(fx.tx, 1);
     zc_permit p;
     zc_reserve f;
     zc_reserve_init(&f, fx.tx, &p);
-    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_PENDING);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w[0]), ZC_PENDING);
     assert_true(zc_receiver_close(fx.rx));
-    assert_int_equal(counting_waker_count(&fx.cw), 1);
-    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_CLOSED);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 1);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w[0]), ZC_CLOSED);
     assert_int_equal(zc_permit_release(&p), ZC_EINVAL);
     assert_int_equal(zc_try_reserve(fx.tx, &p), ZC_CLOSED);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_commit_after_close_is_still_received_then_closed(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 2);
+    fixture_init(&fx, 2);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     zc_recv r;
     zc_recv_init(&r, fx.rx);
-    expect_poll_pending(&r, &fx.w);
+    expect_poll_pending(&r, &fx.w[0]);
     assert_true(zc_sender_close(fx.tx));
     /* Woken by the close, but not drained: the reserved place is still ahead. */
-    expect_poll_pending(&r, &fx.w);
+    expect_poll_pending(&r, &fx.w[0]);
     commit_u64(&p, 6);
-    expect_poll_u64(&r, &fx.w, 6);
+    expect_poll_u64(&r, &fx.w[0], 6);
     expect_recv_status(fx.rx, ZC_CLOSED);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_commit_after_the_last_receiver_dropped_keeps_the_message(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 4);
+    fixture_init(&fx, 4);
     zc_permit p;
     send_u64(fx.tx, 1);
     reserve_ok(fx.tx, &p);
     send_u64(fx.tx, 3);
     zc_receiver_drop(fx.rx); /* must not wait for the permit */
-    assert_int_equal(drop_counter_calls(&fx.drops), 2);
+    assert_int_equal(drop_counter_calls(&fx.dc), 2);
     uint64_t v = 2;
     assert_int_equal(zc_permit_commit(&p, &v), ZC_CLOSED);
-    assert_int_equal(drop_counter_calls(&fx.drops), 2); /* the caller kept it */
+    assert_int_equal(drop_counter_calls(&fx.dc), 2); /* the caller kept it */
     assert_int_equal(zc_permit_commit(&p, &v), ZC_EINVAL);
     zc_sender_drop(fx.tx);
 }
@@ -398,19 +374,19 @@ static void test_commit_after_the_last_receiver_dropped_keeps_the_message(void *
 static void test_release_after_the_last_receiver_dropped_is_ok(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 2);
+    fixture_init(&fx, 2);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     zc_receiver_drop(fx.rx);
     assert_int_equal(zc_permit_release(&p), ZC_OK);
-    assert_int_equal(drop_counter_calls(&fx.drops), 0);
+    assert_int_equal(drop_counter_calls(&fx.dc), 0);
     zc_sender_drop(fx.tx);
 }
 
 static void test_places_wrap_around_the_ring_many_times(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 3);
+    fixture_init(&fx, 3);
     /* Each round: a reservation released, one committed, one plain send; capacity 3 is
      * exactly used, so every lap crosses holes, reservations and messages. */
     for (uint64_t i = 0; i < 1000; i++) {
@@ -432,13 +408,13 @@ static void test_places_wrap_around_the_ring_many_times(void **state) {
         expect_u64(fx.rx, 3 * i + 2);
         expect_recv_status(fx.rx, ZC_EMPTY);
     }
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_unbounded_places_are_taken_at_commit(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 0);
+    fixture_init(&fx, 0);
     zc_permit p, q;
     reserve_ok(fx.tx, &p);
     reserve_ok(fx.tx, &q);
@@ -455,13 +431,13 @@ static void test_unbounded_places_are_taken_at_commit(void **state) {
     assert_int_equal(zc_try_reserve(fx.tx, &p), ZC_CLOSED);
     assert_int_equal(zc_reserve_blocking(fx.tx, &p), ZC_CLOSED);
     expect_recv_status(fx.rx, ZC_CLOSED);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_blocking_reserve_and_timeout(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     zc_permit p, q;
     assert_int_equal(zc_reserve_blocking(fx.tx, &p), ZC_OK);
     assert_int_equal(zc_reserve_timeout(fx.tx, &q, 0), ZC_TIMEDOUT);
@@ -471,13 +447,13 @@ static void test_blocking_reserve_and_timeout(void **state) {
     expect_u64(fx.rx, 4);
     assert_int_equal(zc_reserve_timeout(fx.tx, &q, 0), ZC_OK);
     assert_int_equal(zc_permit_release(&q), ZC_OK);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 static void test_bad_arguments_are_einval(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 1);
+    fixture_init(&fx, 1);
     zc_permit p;
     uint64_t v = 1;
     assert_int_equal(zc_try_reserve(NULL, &p), ZC_EINVAL);
@@ -497,13 +473,13 @@ static void test_bad_arguments_are_einval(void **state) {
     zc_reserve_init(&f, fx.tx, &p);
     assert_int_equal(zc_reserve_poll(&f, NULL), ZC_EINVAL);
     zc_reserve_init(&f, fx.tx, NULL);
-    assert_int_equal(zc_reserve_poll(&f, &fx.w), ZC_EINVAL);
-    assert_int_equal(zc_reserve_poll(NULL, &fx.w), ZC_EINVAL);
+    assert_int_equal(zc_reserve_poll(&f, &fx.w[0]), ZC_EINVAL);
+    assert_int_equal(zc_reserve_poll(NULL, &fx.w[0]), ZC_EINVAL);
     zc_reserve_init(NULL, fx.tx, &p);
     zc_reserve_cancel(NULL);
-    assert_int_equal(counting_waker_count(&fx.cw), 0);
+    assert_int_equal(counting_waker_count(&fx.cw[0]), 0);
     send_u64(fx.tx, 2); /* nothing was reserved by the failures */
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 /* k receiver tasks whose executor polls inside the wake wait behind a reservation with
@@ -531,7 +507,7 @@ static void test_commit_letting_many_through_to_inline_receivers_does_not_nest_t
     void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, NEST);
+    fixture_init(&fx, NEST);
     static nest_receiver ts[NEST];
     for (int i = 0; i < NEST; i++) {
         ts[i] = (nest_receiver){.done = false};
@@ -549,7 +525,7 @@ static void test_commit_letting_many_through_to_inline_receivers_does_not_nest_t
         assert_int_equal(ts[i].got, (uint64_t)i); /* woken in the order they registered */
     }
     assert_int_equal(receiver_max, 2);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 /* Rule 5 under an executor that polls inside the wake: 2k sender tasks wait on a
@@ -561,7 +537,7 @@ enum { HERD_K = 10 };
 static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, HERD_K);
+    fixture_init(&fx, HERD_K);
     zc_permit p[HERD_K];
     for (int i = 0; i < HERD_K; i++) reserve_ok(fx.tx, &p[i]);
     static inline_sender ts[2 * HERD_K];
@@ -576,7 +552,7 @@ static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void 
     for (int i = HERD_K; i < 2 * HERD_K; i++) assert_int_equal(ts[i].wakes, 0);
     for (uint64_t v = 0; v < HERD_K; v++) expect_u64(fx.rx, v); /* in order; frees k */
     for (int i = HERD_K; i < 2 * HERD_K; i++) assert_true(ts[i].done);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 /* A receive future waits behind a held permit under an executor that polls inside the
@@ -599,7 +575,7 @@ static void behind_permit_wake(void *ctx) {
 static void test_close_wakes_an_inline_receiver_behind_a_permit_once(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 2);
+    fixture_init(&fx, 2);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     zc_recv_init(&behind_permit, fx.rx);
@@ -612,18 +588,7 @@ static void test_close_wakes_an_inline_receiver_behind_a_permit_once(void **stat
     commit_u64(&p, 77);
     assert_int_equal(behind_permit_status, ZC_OK);
     assert_int_equal(behind_permit_got, 77);
-    close_chan(&fx);
-}
-
-/* n receive futures pending on rx's empty channel, future i with counting waker i. */
-static void pend_receivers(zc_receiver *rx, zc_recv *r, counting_waker *cw, zc_waker *w,
-                           int n) {
-    for (int i = 0; i < n; i++) {
-        counting_waker_init(&cw[i]);
-        w[i] = counting_waker_of(&cw[i]);
-        zc_recv_init(&r[i], rx);
-        expect_poll_pending(&r[i], &w[i]);
-    }
+    fixture_done(&fx);
 }
 
 /* A commit at the oldest place wakes one receiver for each message it lets through
@@ -634,22 +599,20 @@ static void pend_receivers(zc_receiver *rx, zc_recv *r, counting_waker *cw, zc_w
 static void test_a_commit_wakes_a_receiver_for_each_message_past_a_hole(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 4);
+    fixture_init(&fx, 4);
     zc_permit p0, p1;
     reserve_ok(fx.tx, &p0);
     reserve_ok(fx.tx, &p1);
     send_u64(fx.tx, 2);
     assert_int_equal(zc_permit_release(&p1), ZC_OK);
     zc_recv r[2];
-    counting_waker cw[2];
-    zc_waker w[2];
-    pend_receivers(fx.rx, r, cw, w, 2);
+    pend_receivers(&fx, r, 2);
     commit_u64(&p0, 0);
-    assert_int_equal(counting_waker_count(&cw[0]), 1);
-    assert_int_equal(counting_waker_count(&cw[1]), 1);
-    expect_poll_u64(&r[0], &w[0], 0);
-    expect_poll_u64(&r[1], &w[1], 2);
-    close_chan(&fx);
+    assert_int_equal(wakes(&fx, 0), 1);
+    assert_int_equal(wakes(&fx, 1), 1);
+    expect_poll_u64(&r[0], &fx.w[0], 0);
+    expect_poll_u64(&r[1], &fx.w[1], 2);
+    fixture_done(&fx);
 }
 
 /* And no more (rule 5): the messages before the committed place were receivable before,
@@ -659,22 +622,20 @@ static void test_a_commit_wakes_a_receiver_for_each_message_past_a_hole(void **s
 static void test_a_commit_wakes_no_receiver_for_the_messages_before_it(void **state) {
     (void)state;
     fixture fx;
-    open_chan(&fx, 4);
+    fixture_init(&fx, 4);
     zc_recv r[3];
-    counting_waker cw[3];
-    zc_waker w[3];
-    pend_receivers(fx.rx, r, cw, w, 3);
+    pend_receivers(&fx, r, 3);
     send_u64(fx.tx, 0);
     zc_permit p;
     reserve_ok(fx.tx, &p);
     commit_u64(&p, 1);
-    assert_int_equal(counting_waker_count(&cw[0]), 1);
-    assert_int_equal(counting_waker_count(&cw[1]), 1);
-    assert_int_equal(counting_waker_count(&cw[2]), 0);
-    expect_poll_u64(&r[0], &w[0], 0);
-    expect_poll_u64(&r[1], &w[1], 1);
+    assert_int_equal(wakes(&fx, 0), 1);
+    assert_int_equal(wakes(&fx, 1), 1);
+    assert_int_equal(wakes(&fx, 2), 0);
+    expect_poll_u64(&r[0], &fx.w[0], 0);
+    expect_poll_u64(&r[1], &fx.w[1], 1);
     zc_recv_cancel(&r[2]);
-    close_chan(&fx);
+    fixture_done(&fx);
 }
 
 int main(void) {
