@@ -16,8 +16,8 @@
  *      peer cannot be relied on to send.
  * Source: register-then-recheck (Dekker) as in tokio's Notify and crossbeam's
  * SyncWaker, with tachyonix/async-event's rule that a waiter which succeeds after being
- * notified passes the notification on; at most two notifications held at a time per
- * list, as event-listener's notify(n) (zc__waitlist_notify_owed).
+ * notified passes the notification on; one waiter woken for each message or slot made
+ * available, as async-channel's notify_additional(1) (zc__waitlist_notify_owed).
  */
 #include "chan.h"
 #include "hooks.h"
