@@ -134,7 +134,8 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
     if (rx) *rx = NULL;
     if (!cfg || !tx || !rx || cap == 0 || cfg->elem_size == 0 ||
         (cfg->mode != ZC_BCAST_BACKPRESSURE && cfg->mode != ZC_BCAST_OVERFLOW) ||
-        cap > SIZE_MAX / cfg->elem_size || cap > SIZE_MAX / sizeof(size_t))
+        cfg->elem_size > SIZE_MAX - sizeof(size_t) ||
+        cap > SIZE_MAX / (cfg->elem_size + sizeof(size_t))) /* the size, whole */
         return ZC_EINVAL;
 
     size_t size = (sizeof(zc__bcast) + ZC_CACHE_LINE - 1) & ~(size_t)(ZC_CACHE_LINE - 1);
