@@ -27,10 +27,16 @@
  * ZC_PENDING ("poll me again soon"): it does so when a peer thread is in the middle of
  * an operation on the very slot this future needs, and it leaves that out when the
  * registration it made in that poll has been woken meanwhile (that wake already asks for
- * the next poll), so one registration still gets one call. Executors must accept a wake
- * that arrives before the poll has returned. No other wake of a future comes from inside
- * its own poll: a poll makes the wakes its operation owes the other side only once its
- * own waiter node is off the list.
+ * the next poll), so one registration still gets one call. No other wake of a future
+ * comes from inside its own poll: a poll makes the wakes its operation owes the other
+ * side only once its own waiter node is off the list.
+ *
+ * Executors must accept a wake that arrives before the poll has returned, whatever that
+ * poll then returns. A poll that has to wait registers its future first and then tries
+ * once more (the re-check that keeps rule 4), so another thread's wake may come while
+ * the poll is still running, also for a poll that then completes with ZC_OK or
+ * ZC_CLOSED: the registration it made and took back is woken once. Such a wake comes
+ * before the poll returns, never after (rule 3).
  *
  * One wake-up a message or slot (rules 4 and 5). A call that makes something available
  * (a send, a receive, a batch, a commit or release of a reservation) wakes the oldest
