@@ -56,8 +56,9 @@ extern "C" {
  * a slot (or on an unbounded channel) the batch is split into several claims, and sends
  * of other threads may land between them. With ZC_ALL_OR_NOTHING on a bounded channel:
  * all n in one claim (consecutive in the channel's order), or none and ZC_FULL. On an
- * unbounded channel nothing is ever full, but the messages go in one by one, so a close
- * or an allocation failure in the middle leaves the first *sent sent even with the flag.
+ * unbounded channel nothing is ever full, but the messages go in one by one: sends of
+ * other threads may land between them, and a close or an allocation failure in the
+ * middle leaves the first *sent sent even with the flag.
  * Nothing else cuts such a batch once its first message is in: a sender installing the
  * next segment is waited out (as zc_try_send does), also by the futures and the timed
  * calls, so a deadline or a cancel never leaves part of it sent.
@@ -87,7 +88,8 @@ ZC_EXPORT zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, 
  *
  * Takes the oldest messages, in order, into out[0 .. *got). On a bounded channel this is
  * one claim of the messages published from the oldest on (it stops early at a message
- * whose sender is still writing it, rather than wait).
+ * whose sender is still writing it, rather than wait, and at a place released unused by
+ * a permit, zchan/permit.h: the next call passes over that hole).
  *
  * @param rx   Receiver handle.
  * @param out  max * elem_size writable bytes; only the first *got messages are written.
@@ -136,14 +138,16 @@ ZC_EXPORT void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msg
  * Drive a batch send: send what fits, and wait for room for the rest.
  *
  * Without ZC_ALL_OR_NOTHING each poll sends as many of the remaining messages as fit,
- * in order, and the future completes once all n are sent. With it (bounded channel) a
- * poll sends all n at once or nothing, and the future waits until n slots are free at
- * once (unbounded: a poll that sent the first message sends the rest before it returns;
- * see zc_try_send_many). Such a waiter never holds back the senders behind it: woken while fewer than n
- * slots are free, it passes the wake-up on to the next waiting sender and waits again
- * at the back (at most once per slot freed, so two such waiters cannot wake each other
- * forever). The price is that smaller sends may overtake it; under a steady stream of
- * them it can wait long.
+ * in order, and the future completes once all n are sent. A poll that sent part of them
+ * waits for the rest behind the senders already waiting, as a new send would (it steps
+ * off the list to wake receivers for what it sent). With ZC_ALL_OR_NOTHING
+ * (bounded channel) a poll sends all n at once or nothing, and the future waits until n
+ * slots are free at once (unbounded: a poll that sent the first message sends the rest
+ * before it returns; see zc_try_send_many). Such a waiter never holds back the senders
+ * behind it: woken while fewer than n slots are free, it passes the wake-up on to the
+ * next waiting sender and waits again at the back (at most once per slot freed, so two
+ * such waiters cannot wake each other forever). The price is that smaller sends may
+ * overtake it; under a steady stream of them it can wait long.
  *
  * @param f  An initialised future.
  * @param w  Waker to call once the send may progress; copied.

@@ -72,6 +72,36 @@ static void test_send_many_past_capacity_sends_what_fits_and_returns_full(void *
     fixture_done(&f);
 }
 
+/* batch.h: a batch future that sent part of its messages waits for the rest behind the
+ * senders already waiting, as a new send would (found undocumented by a break test). */
+static void test_send_many_future_that_sent_part_waits_behind_earlier_senders(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx, 1);
+    uint64_t two[2] = {10, 11}, m = 20;
+    zc_send_many b;
+    zc_send s;
+    zc_send_many_init(&b, f.tx, two, 2, 0);
+    zc_send_init(&s, f.tx, &m);
+    assert_int_equal(zc_send_many_poll(&b, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_PENDING);
+    expect_u64(f.rx, 1); /* one slot: the batch, registered first */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(zc_send_many_poll(&b, &f.w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_many_sent(&b), 1);
+    expect_u64(f.rx, 10); /* the next slot: the single send, now first in line */
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 20);
+    assert_int_equal(wakes(&f, 0), 2);
+    assert_int_equal(zc_send_many_poll(&b, &f.w[0]), ZC_OK);
+    expect_u64(f.rx, 11);
+    fixture_done(&f);
+}
+
 static void test_recv_many_takes_at_most_max_then_the_rest(void **state) {
     (void)state;
     fixture f;
@@ -860,6 +890,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_many_that_fits_sends_all_and_recv_many_takes_them_in_order),
         cmocka_unit_test(test_send_many_past_capacity_sends_what_fits_and_returns_full),
+        cmocka_unit_test(test_send_many_future_that_sent_part_waits_behind_earlier_senders),
         cmocka_unit_test(test_recv_many_takes_at_most_max_then_the_rest),
         cmocka_unit_test(test_recv_many_on_empty_channel_returns_empty_and_writes_nothing),
         cmocka_unit_test(test_all_or_nothing_that_does_not_fit_sends_nothing),
