@@ -72,22 +72,29 @@ static void test_send_many_past_capacity_sends_what_fits_and_returns_full(void *
     fixture_done(&f);
 }
 
+/* A full channel of capacity 1 (message 1) with batch b of two (waker 0) and single send
+ * s (waker 1) waiting behind it, in that order; then message 1 received, which wakes b. */
+static void pend_batch_then_send(fixture *f, zc_send_many *b, const uint64_t *two, zc_send *s,
+                                 const uint64_t *m) {
+    send_u64(f->tx, 1);
+    zc_send_many_init(b, f->tx, two, 2, 0);
+    zc_send_init(s, f->tx, m);
+    assert_int_equal(zc_send_many_poll(b, &f->w[0]), ZC_PENDING);
+    assert_int_equal(zc_send_poll(s, &f->w[1]), ZC_PENDING);
+    expect_u64(f->rx, 1);
+    assert_int_equal(wakes(f, 0), 1);
+}
+
 /* batch.h: a batch future that sent part of its messages waits for the rest behind the
  * senders already waiting, as a new send would (found undocumented by a break test). */
 static void test_send_many_future_that_sent_part_waits_behind_earlier_senders(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 1);
-    send_u64(f.tx, 1);
     uint64_t two[2] = {10, 11}, m = 20;
     zc_send_many b;
     zc_send s;
-    zc_send_many_init(&b, f.tx, two, 2, 0);
-    zc_send_init(&s, f.tx, &m);
-    assert_int_equal(zc_send_many_poll(&b, &f.w[0]), ZC_PENDING);
-    assert_int_equal(zc_send_poll(&s, &f.w[1]), ZC_PENDING);
-    expect_u64(f.rx, 1); /* one slot: the batch, registered first */
-    assert_int_equal(wakes(&f, 0), 1);
+    pend_batch_then_send(&f, &b, two, &s, &m); /* one slot: the batch, registered first */
     assert_int_equal(wakes(&f, 1), 0);
     assert_int_equal(zc_send_many_poll(&b, &f.w[0]), ZC_PENDING);
     assert_int_equal(zc_send_many_sent(&b), 1);
@@ -458,16 +465,10 @@ static void test_woken_send_many_cancelled_passes_the_wake_on(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 1);
-    send_u64(f.tx, 1);
     uint64_t v[2] = {2, 3}, one = 4;
     zc_send_many s;
     zc_send single;
-    zc_send_many_init(&s, f.tx, v, 2, 0);
-    zc_send_init(&single, f.tx, &one);
-    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_PENDING);
-    assert_int_equal(zc_send_poll(&single, &f.w[1]), ZC_PENDING);
-    expect_u64(f.rx, 1);
-    assert_int_equal(wakes(&f, 0), 1);
+    pend_batch_then_send(&f, &s, v, &single, &one);
     zc_send_many_cancel(&s);
     assert_int_equal(zc_send_many_sent(&s), 0);
     assert_int_equal(wakes(&f, 1), 1);
