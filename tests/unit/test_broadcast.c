@@ -615,10 +615,11 @@ static void test_bad_arguments_return_einval_and_create_nothing(void **state) {
     assert_int_equal(zc_bcast_new(SIZE_MAX / 4, &cfg, &tx, &rx), ZC_EINVAL);
     /* The whole size, cap * (elem_size + sizeof(size_t)), overflows although each of its
      * two arrays alone fits (it was ZC_ENOMEM: found by a break test). */
-    assert_int_equal(zc_bcast_new(SIZE_MAX / 16 + 1, &cfg, &tx, &rx), ZC_EINVAL);
+    assert_int_equal(zc_bcast_new(SIZE_MAX / (8 + sizeof(size_t)) + 1, &cfg, &tx, &rx),
+                     ZC_EINVAL);
     assert_null(tx);
     assert_null(rx);
-    cfg.elem_size = SIZE_MAX - 4;
+    cfg.elem_size = SIZE_MAX - 2; /* elem_size + sizeof(size_t) overflows */
     assert_int_equal(zc_bcast_new(1, &cfg, &tx, &rx), ZC_EINVAL);
     cfg.elem_size = 0;
     assert_int_equal(zc_bcast_new(4, &cfg, &tx, &rx), ZC_EINVAL);
