@@ -35,9 +35,8 @@
  *     receive is never owed to another receiver (every waiting receiver is woken by
  *     every send, and close wakes all), so cancelling a receive passes nothing on.
  *   - Senders (back-pressure mode): a freed slot wakes the oldest waiting sender
- *     (zc__waitlist_notify_owed: one a slot); a woken sender
- *     that completes, cancels or registers again passes a wake-up on while room is
- *     left, as in future.c.
+ *     (zc__waitlist_notify_owed: one a slot); a woken sender that completes, cancels or
+ *     registers again passes a wake-up on while room is left, as in future.c.
  *
  * Ordering map:
  *   [M1] The state is read and written only under ch->mu (pthread mutex: lock acquires,
