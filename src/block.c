@@ -71,7 +71,8 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
 }
 
 /* Before a blocking call registers a waiter and parks, it spins (zc__chan_snooze in
- * chan.h: watching the slot it needs, then yielding, attempting after each round):
+ * chan.h: watching the slot it needs, then yielding, then yielding on while no other
+ * thread wants its CPU, attempting after each round):
  * crossbeam's Backoff before its parking. A partner thread that answers within a few
  * microseconds is met with no waiter on the list, so neither side pays for the list or
  * the wake-up. On a bounded channel these attempts never read the peer's index

@@ -187,7 +187,8 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
 /* A blocking call's spin before it registers and parks (block.c): first it watches the
  * slot it needs for ZC__SPIN_WATCH_NS, attempting each time the slot changes or a round
  * of pauses (1, 2, 4, then 8) ends; then it yields the CPU ZC__SPIN_YIELDS times
- * (zc__yield, which may nap: park.h), attempting after each.
+ * (zc__yield, which may nap: park.h), attempting after each; then, while its CPU has no
+ * other thread to run, it goes on yielding for ZC__SPIN_ALONE_NS (the lone stage, below).
  *
  * The watch is timed, not counted: a pause takes 21 ns on the AMD EPYC Firecracker guest
  * and about twice that on the Xeon VM, and a yield 1.2-1.3 µs there against 0.38 µs
@@ -204,13 +205,38 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
 #define ZC__SPIN_WATCH_NS 500u
 #define ZC__SPIN_YIELDS 10u
 
+/* The lone stage: after its ZC__SPIN_YIELDS yields, a blocking call goes on yielding and
+ * attempting for up to this long (50 µs), each yield checked (zc__yield_ran_another); the
+ * first yield that ran another thread on its CPU ends the stage, and the call parks after
+ * the attempt that follows it. So it spins on only where it takes a CPU from nobody.
+ *
+ * Why: a parked thread wakes late. On the 2-vCPU AMD EPYC Firecracker guest a FUTEX_WAKE
+ * from a spinning thread ran the sleeper on the other, idle vCPU 24, 30 and 39 µs later
+ * (10th, 50th and 90th percentiles of 2000; 62 µs the 99th), and the ten yields take
+ * about 12 µs there. One sender and one receiver thread at capacity 16 (bench row 10)
+ * fell into a pattern where each side, having woken the other, filled or drained the 16
+ * slots and parked before the other had even begun to run: two wake-ups each 16
+ * messages, 1265 context switches in a run of 5.4 ms against 11 in one of 0.48 ms, and
+ * a run stayed in the pattern once in it. Measured there against the ten yields alone, 40
+ * interleaved runs each (`zchan_bench --rows 5,6,10,11,12,15-threads --runs 1 --impls
+ * zchan`; medians, and the slowest run): row 10 0.36 and 0.45 ms (its runs fall in three
+ * modes; the slowest 10.9 and 1.23 ms), row 15-threads 200 and 186 ns a round trip (3.2
+ * µs and 0.58 µs), row 5 1.34 and 1.25 ms, row 6 1.98 and 1.89, row 11 0.243 and 0.232,
+ * row 12 4.69 and 4.77; a lone stage of 25 µs left row 10's slowest at 3.3 ms, one of
+ * 100 µs was like 50. Unchecked yields for 50 µs made row 5 (8 threads on 2 vCPUs, whose
+ * yields ran the other waiting threads) 1.38 -> 3.3 ms. The cost: a call that waits long
+ * on an idle machine burns up to about 60 µs of a CPU nobody wanted before it sleeps. */
+#define ZC__SPIN_ALONE_NS 50000u
+
 typedef struct zc__spin {
     unsigned rounds;       /* watch rounds made */
-    unsigned yields;       /* yields made */
+    unsigned yields;       /* yields made, of both stages */
     uint64_t watch_end_ns; /* zc__clock_ns() when the watch ends, set at the first round */
+    uint64_t alone_end_ns; /* when the lone stage ends, set at its first yield; 0 once a
+                              yield of it ran another thread */
 } zc__spin;
 
-#define ZC__SPIN_INIT {0, 0, 0}
+#define ZC__SPIN_INIT {0, 0, 0, 0}
 
 /* Back off between two of those attempts; false once the spin is over (the caller
  * registers and parks). A bounded channel's rounds watch the slot the call needs
@@ -231,7 +257,14 @@ static inline bool zc__chan_snooze(zc__chan *ch, zc__spin *sp, bool recv) {
             return true;
         }
     }
-    if (sp->yields == ZC__SPIN_YIELDS) return false;
+    if (sp->yields >= ZC__SPIN_YIELDS) { /* the lone stage */
+        uint64_t now = zc__clock_ns();
+        if (sp->yields == ZC__SPIN_YIELDS) sp->alone_end_ns = now + ZC__SPIN_ALONE_NS;
+        else if (now >= sp->alone_end_ns) return false;
+        sp->yields++;
+        if (zc__yield_ran_another()) sp->alone_end_ns = 0; /* one more attempt, then park */
+        return true;
+    }
     /* A bounded receive's attempts never read tail, where the close mark is: look for it
      * once, before the first yield, so that a channel closed and drained before the call
      * is told by the poll after the spin without the yields, each of which may give a

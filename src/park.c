@@ -137,10 +137,9 @@ unsigned zc__backoff_wait(unsigned step) {
     return step;
 }
 
-/* sched_yield, and whether it ran another thread on this CPU: Linux counts such a yield
- * as an involuntary context switch of this thread (getrusage RUSAGE_THREAD, two system
- * calls); elsewhere, whether it took ZC__YIELD_RAN_ANOTHER_NS. */
-static bool yield_ran_another(void) {
+/* Linux counts a yield that ran another thread as an involuntary context switch of this
+ * one (getrusage RUSAGE_THREAD). */
+bool zc__yield_ran_another(void) {
 #ifdef RUSAGE_THREAD
     struct rusage before, after;
     if (getrusage(RUSAGE_THREAD, &before) == 0) {
@@ -163,7 +162,7 @@ void zc__yield(void) {
     }
     /* Also when no nap follows: a check (and nap's prctl) at most once an interval. */
     next_check_ns = now + ZC__NAP_INTERVAL_NS;
-    if (yield_ran_another() && nap()) next_check_ns = zc__clock_ns() + ZC__NAP_INTERVAL_NS;
+    if (zc__yield_ran_another() && nap()) next_check_ns = zc__clock_ns() + ZC__NAP_INTERVAL_NS;
 }
 
 /* Take the permit if it is there. */

@@ -109,4 +109,12 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
  * time is thread-local. */
 void zc__yield(void);
 
+/* sched_yield, and whether it ran another thread on this CPU: on Linux, whether the kernel
+ * counted an involuntary switch of this thread across it (getrusage RUSAGE_THREAD, two
+ * system calls more than the yield); elsewhere, whether it took ZC__YIELD_RAN_ANOTHER_NS
+ * or more. zc__yield's checked yield, and every yield of a blocking call's lone stage
+ * (zc__chan_snooze in chan.h), which ends at the first that ran another thread.
+ * Thread-safe. */
+bool zc__yield_ran_another(void);
+
 #endif /* ZCHAN_SRC_PARK_H */

@@ -94,7 +94,11 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * registers as a waiter it makes a few send attempts, backing off between them
  * (watching the slot it needs for 0.5 µs, then ten sched_yields: a few microseconds in
  * all), as crossbeam's blocking calls do, so that a partner thread that frees a slot at
- * once costs no wake-up. On a bounded channel those attempts read only the senders' side
+ * once costs no wake-up; then, while no other thread wants its CPU, it goes on yielding
+ * and attempting for up to 50 µs more (Linux: each such yield checked with getrusage;
+ * the first that ran another thread ends it), since a sleeping partner can take longer
+ * than that to wake (24-62 µs on a small VM): so a call that waits long on an idle
+ * machine burns up to about 60 µs of CPU before it sleeps. On a bounded channel those attempts read only the senders' side
  * of the ring, never the receivers' index, so a waiting sender does not slow the receiver
  * it waits for. At most once per 10 ms per thread one of those sched_yields is checked
  * (Linux: getrusage): if it ran another thread on this CPU, the call sleeps once for a
@@ -123,7 +127,8 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
  * first as zc_send_blocking does (on a bounded channel its attempts read only the
  * receivers' side of the ring, and it looks for the close once, before its first
  * yield: on a channel closed and drained before the call ZC_CLOSED comes after the 0.5
- * µs watch, with no yield; a close during the yields is seen after them), and waits as
+ * µs watch, with no yield; a close during the yields is seen after them, up to about 60
+ * µs later), and waits as
  * it does: while it waits, each message sent wakes a waiting receiver (of several made
  * available at once, as for zc_send_blocking).
  *
