@@ -11,10 +11,9 @@
  * contract (zchan/waker.h): once a poll has returned a final status, or the cancel has
  * returned, no call of the parker's wake is running or will come.
  *
- * zc_send_blocking and zc_recv_blocking first spin with the channel's own attempts
- * (chan.h zc__chan_send_spin / recv_spin, zc__chan_snooze: see below), then run the
- * future, whose park then sleeps at once (the timeout forms, which do not spin first,
- * spin in the park instead).
+ * The blocking and timed calls first spin with the channel's own attempts (chan.h
+ * zc__chan_send_spin / recv_spin, zc__chan_snooze: see below), then run the future,
+ * whose park then sleeps at once.
  *
  * No atomics here: all synchronisation is in chan.h, the futures and the parker (park.c).
  */
@@ -49,25 +48,30 @@ static void recv_cancel(void *o) {
     zc_recv_cancel(&((op *)o)->f.recv);
 }
 
-/* The future run to a final status (spin: zc__block_on's). */
-static zc_status send_wait(zc_sender *tx, const void *msg, uint64_t timeout_ns, bool spin) {
+/* The future run to a final status, its park sleeping at once (the caller has spun). */
+static zc_status send_wait(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_poll, send_cancel, timeout_ns, spin);
+    return zc__block_on(&o, send_poll, send_cancel, timeout_ns, false);
 }
 
-static zc_status recv_wait(zc_receiver *rx, void *out, uint64_t timeout_ns, bool spin) {
+static zc_status recv_wait(zc_receiver *rx, void *out, uint64_t timeout_ns) {
     op o = {.out = out};
     zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns, spin);
+    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns, false);
 }
 
-zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    return send_wait(tx, msg, timeout_ns, true);
+/* Whether a timed call's spin goes on: through its watch (0.5 µs) whatever the timeout,
+ * then while deadline_ns has not passed. */
+static bool spin_on(const zc__spin *sp, uint64_t deadline_ns) {
+    return sp->yields == 0 || !zc__deadline_passed(deadline_ns);
 }
 
-zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    return recv_wait(rx, out, timeout_ns, true);
+/* The timeout left of deadline_ns (ZC__NO_DEADLINE: UINT64_MAX; passed: 0). */
+static uint64_t time_left(uint64_t deadline_ns) {
+    if (deadline_ns == ZC__NO_DEADLINE) return UINT64_MAX;
+    uint64_t now = zc__clock_ns();
+    return now >= deadline_ns ? 0 : deadline_ns - now;
 }
 
 /* Before a blocking call registers a waiter and parks, it spins (zc__chan_snooze in
@@ -94,25 +98,51 @@ zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
  * x0.55 (x0.31-0.79 in three other sets), 4 senders and 1 receiver (row 12) x0.86
  * (x0.71-0.82), 1 and 1 (rows 10, 11) x1.00 and x1.03, two threads bouncing a message
  * (row 15-threads) x0.99. With no spin in the park but only 10 attempts, the bouncing
- * pair was x1.12-1.73. */
-zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
-    if (tx && msg) {
+ * pair was x1.12-1.73.
+ * A timed call spins the same way, its yields only while its deadline has not passed (a
+ * timeout of 0: no spin, one attempt), then waits out what is left of it. */
+static zc_status send_for(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
+    if (tx && msg && timeout_ns > 0) {
+        zc_status s = zc__chan_send_spin(tx->ch, msg);
+        if (s != ZC_FULL && s != ZC_PENDING) return s;
+        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only to wait */
         zc__spin sp = ZC__SPIN_INIT;
-        do {
-            zc_status s = zc__chan_send_spin(tx->ch, msg);
+        while (spin_on(&sp, deadline_ns) && zc__chan_snooze(tx->ch, &sp, false)) {
+            s = zc__chan_send_spin(tx->ch, msg);
             if (s != ZC_FULL && s != ZC_PENDING) return s;
-        } while (zc__chan_snooze(tx->ch, &sp, false));
+        }
+        timeout_ns = time_left(deadline_ns);
     }
-    return send_wait(tx, msg, UINT64_MAX, false); /* NULL tx or msg: ZC_EINVAL */
+    return send_wait(tx, msg, timeout_ns); /* NULL tx or msg: ZC_EINVAL */
+}
+
+static zc_status recv_for(zc_receiver *rx, void *out, uint64_t timeout_ns) {
+    if (rx && out && timeout_ns > 0) {
+        zc_status s = zc__chan_recv_spin(rx->ch, out);
+        if (s != ZC_EMPTY && s != ZC_PENDING) return s;
+        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only to wait */
+        zc__spin sp = ZC__SPIN_INIT;
+        while (spin_on(&sp, deadline_ns) && zc__chan_snooze(rx->ch, &sp, true)) {
+            s = zc__chan_recv_spin(rx->ch, out);
+            if (s != ZC_EMPTY && s != ZC_PENDING) return s;
+        }
+        timeout_ns = time_left(deadline_ns);
+    }
+    return recv_wait(rx, out, timeout_ns); /* NULL rx or out: ZC_EINVAL */
+}
+
+zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
+    return send_for(tx, msg, UINT64_MAX);
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
-    if (rx && out) {
-        zc__spin sp = ZC__SPIN_INIT;
-        do {
-            zc_status s = zc__chan_recv_spin(rx->ch, out);
-            if (s != ZC_EMPTY && s != ZC_PENDING) return s;
-        } while (zc__chan_snooze(rx->ch, &sp, true));
-    }
-    return recv_wait(rx, out, UINT64_MAX, false); /* NULL rx or out: ZC_EINVAL */
+    return recv_for(rx, out, UINT64_MAX);
+}
+
+zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
+    return send_for(tx, msg, timeout_ns);
+}
+
+zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
+    return recv_for(rx, out, timeout_ns);
 }

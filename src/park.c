@@ -67,7 +67,7 @@ _Static_assert(sizeof(unsigned int) == 4, "a futex word is 32 bits");
 
 /* How long park looks for the permit before it sleeps: PARK_SPIN rounds, each giving the
  * CPU away with sched_yield (a system call that returns at once when nothing else is
- * runnable here). zc_send_blocking and zc_recv_blocking skip it (block.c: they spin
+ * runnable here). The channel's blocking and timed calls skip it (block.c: they spin
  * before they register, then sleep at once). Measured on the 2-vCPU development VM,
  * zchan's bench, one round trip between two threads over two bounded(1) channels (row
  * 15-threads):
@@ -173,11 +173,6 @@ static bool take_permit(_Atomic unsigned int *state) {
                                                    memory_order_acquire, memory_order_relaxed);
 }
 
-/* Whether deadline_ns (ZC__NO_DEADLINE: none) has passed. */
-static bool deadline_passed(uint64_t deadline_ns) {
-    return deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns;
-}
-
 /* Look for the permit PARK_SPIN times, yielding between; stop early once deadline_ns has
  * passed (a yield that gives a busy thread on this CPU its time slice takes milliseconds:
  * ten of them made a park of 1 ms last 14 ms). */
@@ -189,7 +184,7 @@ static bool spin_for_permit(_Atomic unsigned int *state, uint64_t deadline_ns) {
             take_permit(state))
             return true;
         PARK_RELAX();
-        if (deadline_passed(deadline_ns)) break;
+        if (zc__deadline_passed(deadline_ns)) break;
     }
     return false;
 }
@@ -351,7 +346,7 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin) {
     if (p == NULL) return ZC_EINVAL;
     _Atomic unsigned int *state = state_of(p);
     if (take_permit(state)) return ZC_OK;
-    if (deadline_passed(deadline_ns)) return ZC_TIMEDOUT;
+    if (zc__deadline_passed(deadline_ns)) return ZC_TIMEDOUT;
     if ((spin && spin_for_permit(state, deadline_ns)) || park_slow(p, deadline_ns))
         return ZC_OK;
     return ZC_TIMEDOUT;

@@ -39,11 +39,16 @@ static inline bool zc__parker_has_permit(zc_parker *p) {
  * years of uptime), give ZC__NO_DEADLINE. */
 uint64_t zc__deadline_ns(uint64_t timeout_ns);
 
+/* Whether deadline_ns (ZC__NO_DEADLINE: none) has passed. */
+static inline bool zc__deadline_passed(uint64_t deadline_ns) {
+    return deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns;
+}
+
 /* As zc_parker_park_timeout, until deadline_ns on zc__clock_ns's clock. A deadline
  * already past only checks for the permit; ZC__NO_DEADLINE waits until woken. spin:
  * look for the permit a few times, yielding, before sleeping (park.c, PARK_SPIN; no
  * more yields once deadline_ns has passed); false sleeps at once, for a caller that has
- * just spun on its own attempts (zc_send_blocking, zc_recv_blocking). Returns ZC_OK,
+ * just spun on its own attempts (the channel's blocking and timed calls). Returns ZC_OK,
  * ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
 zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 

@@ -139,7 +139,9 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
 ZC_EXPORT zc_status zc_recv_blocking(zc_receiver *rx, void *out);
 
 /**
- * As zc_send_blocking, giving up after timeout_ns nanoseconds.
+ * As zc_send_blocking, giving up after timeout_ns nanoseconds. It spins before it
+ * registers as zc_send_blocking does, its yields only until the timeout has passed (so
+ * beside a busy thread on the same CPU it returns at most about one time slice late).
  *
  * @param tx          Sender handle.
  * @param msg         elem_size bytes, read until the call returns.
@@ -151,7 +153,8 @@ ZC_EXPORT zc_status zc_recv_blocking(zc_receiver *rx, void *out);
 ZC_EXPORT zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns);
 
 /**
- * As zc_recv_blocking, giving up after timeout_ns nanoseconds.
+ * As zc_recv_blocking, giving up after timeout_ns nanoseconds; it spins first as
+ * zc_send_timeout does.
  *
  * @param rx          Receiver handle.
  * @param out         elem_size writable bytes; written only on ZC_OK.
