@@ -61,12 +61,6 @@ static zc_status recv_wait(zc_receiver *rx, void *out, uint64_t timeout_ns) {
     return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns, false);
 }
 
-/* Whether a timed call's spin goes on: through its watch (0.5 µs) whatever the timeout,
- * then while deadline_ns has not passed. */
-static bool spin_on(const zc__spin *sp, uint64_t deadline_ns) {
-    return sp->yields == 0 || !zc__deadline_passed(deadline_ns);
-}
-
 /* The timeout left of deadline_ns (ZC__NO_DEADLINE: UINT64_MAX; passed: 0). */
 static uint64_t time_left(uint64_t deadline_ns) {
     if (deadline_ns == ZC__NO_DEADLINE) return UINT64_MAX;
@@ -99,15 +93,15 @@ static uint64_t time_left(uint64_t deadline_ns) {
  * (x0.71-0.82), 1 and 1 (rows 10, 11) x1.00 and x1.03, two threads bouncing a message
  * (row 15-threads) x0.99. With no spin in the park but only 10 attempts, the bouncing
  * pair was x1.12-1.73.
- * A timed call spins the same way, its yields only while its deadline has not passed (a
- * timeout of 0: no spin, one attempt), then waits out what is left of it. */
+ * A timed call spins the same way while its deadline has not passed (a timeout of 0:
+ * no spin, one attempt), then waits out what is left of it. */
 static zc_status send_for(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
     if (tx && msg && timeout_ns > 0) {
         zc_status s = zc__chan_send_spin(tx->ch, msg);
         if (s != ZC_FULL && s != ZC_PENDING) return s;
         uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only to wait */
         zc__spin sp = ZC__SPIN_INIT;
-        while (spin_on(&sp, deadline_ns) && zc__chan_snooze(tx->ch, &sp, false)) {
+        while (!zc__deadline_passed(deadline_ns) && zc__chan_snooze(tx->ch, &sp, false)) {
             s = zc__chan_send_spin(tx->ch, msg);
             if (s != ZC_FULL && s != ZC_PENDING) return s;
         }
@@ -122,7 +116,7 @@ static zc_status recv_for(zc_receiver *rx, void *out, uint64_t timeout_ns) {
         if (s != ZC_EMPTY && s != ZC_PENDING) return s;
         uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only to wait */
         zc__spin sp = ZC__SPIN_INIT;
-        while (spin_on(&sp, deadline_ns) && zc__chan_snooze(rx->ch, &sp, true)) {
+        while (!zc__deadline_passed(deadline_ns) && zc__chan_snooze(rx->ch, &sp, true)) {
             s = zc__chan_recv_spin(rx->ch, out);
             if (s != ZC_EMPTY && s != ZC_PENDING) return s;
         }

@@ -228,20 +228,36 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
  * on an idle machine burns up to about 60 µs of a CPU nobody wanted before it sleeps. */
 #define ZC__SPIN_ALONE_NS 50000u
 
+/* Two more ends to the spin, found by a break trial (session 22):
+ * - A bounded receive's attempts do not see a close (see below): after a yield of the
+ *   first stage that took this long (200 µs), which gave a busy thread on this CPU its
+ *   time slice (0.75-4 ms; a bare yield takes 0.4-3.6 µs, a nap about 70 µs), it looks
+ *   for the close again, and if closed the spin ends. It looked only before the first
+ *   yield, and a close made during the spin was told 10-48 ms late, after one to ten
+ *   slices. (Ending every spin at such a yield cost the oversubscribed rows: 40
+ *   interleaved runs, medians, row 12 4.01 -> 5.13 ms, row 5 1.16 -> 1.34.)
+ * - A thread under a real-time or SCHED_IDLE policy (zc__thread_shares_fairly) skips the
+ *   lone stage: its yields never run a partner of lower priority on its CPU, so they never
+ *   count as running another thread, and the stage starved that partner for its whole 50
+ *   µs at every wait (2000 messages between a SCHED_FIFO receiver and a normal sender
+ *   pinned to one CPU: 68-78 µs a message, against 18-25 with the ten yields alone). */
+#define ZC__SPIN_SLICE_NS 200000u
+
 typedef struct zc__spin {
     unsigned rounds;       /* watch rounds made */
     unsigned yields;       /* yields made, of both stages */
+    bool over;             /* the attempt after the last yield is the last one */
     uint64_t watch_end_ns; /* zc__clock_ns() when the watch ends, set at the first round */
-    uint64_t alone_end_ns; /* when the lone stage ends, set at its first yield; 0 once a
-                              yield of it ran another thread */
+    uint64_t alone_end_ns; /* when the lone stage ends, set at its first yield */
 } zc__spin;
 
-#define ZC__SPIN_INIT {0, 0, 0, 0}
+#define ZC__SPIN_INIT {0, 0, false, 0, 0}
 
 /* Back off between two of those attempts; false once the spin is over (the caller
  * registers and parks). A bounded channel's rounds watch the slot the call needs
  * (zc__ring_watch) and end as soon as it changes; an unbounded one's pause. */
 static inline bool zc__chan_snooze(zc__chan *ch, zc__spin *sp, bool recv) {
+    if (sp->over) return false;
     if (sp->yields == 0) {
         uint64_t now = zc__clock_ns();
         if (sp->rounds == 0) sp->watch_end_ns = now + ZC__SPIN_WATCH_NS;
@@ -259,21 +275,32 @@ static inline bool zc__chan_snooze(zc__chan *ch, zc__spin *sp, bool recv) {
     }
     if (sp->yields >= ZC__SPIN_YIELDS) { /* the lone stage */
         uint64_t now = zc__clock_ns();
-        if (sp->yields == ZC__SPIN_YIELDS) sp->alone_end_ns = now + ZC__SPIN_ALONE_NS;
-        else if (now >= sp->alone_end_ns) return false;
+        if (sp->yields == ZC__SPIN_YIELDS) {
+            if (!zc__thread_shares_fairly()) return false;
+            sp->alone_end_ns = now + ZC__SPIN_ALONE_NS;
+        } else if (now >= sp->alone_end_ns) {
+            return false;
+        }
         sp->yields++;
-        if (zc__yield_ran_another()) sp->alone_end_ns = 0; /* one more attempt, then park */
+        sp->over = zc__yield_ran_another();
         return true;
     }
     /* A bounded receive's attempts never read tail, where the close mark is: look for it
-     * once, before the first yield, so that a channel closed and drained before the call
-     * is told by the poll after the spin without the yields, each of which may give a
-     * busy thread a time slice. (Before every yield, the senders' line pulled away
-     * that often cost rows 10-12 x1.09-1.23.) */
+     * before the first yield, so that a channel closed and drained before the call is
+     * told by the poll after the spin without the yields, each of which may give a busy
+     * thread a time slice; and after a yield that did (ZC__SPIN_SLICE_NS). (Before every
+     * yield, the senders' line pulled away that often cost rows 10-12 x1.09-1.23.) */
     if (recv && sp->yields == 0 && ch->bounded && zc__ring_is_closed(&ch->q.ring))
         return false;
     sp->yields++;
+    if (!(recv && ch->bounded)) {
+        zc__yield();
+        return true;
+    }
+    uint64_t before = zc__clock_ns();
     zc__yield();
+    if (zc__clock_ns() - before >= ZC__SPIN_SLICE_NS) /* it gave away a slice */
+        sp->over = zc__ring_is_closed(&ch->q.ring);
     return true;
 }
 

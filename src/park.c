@@ -152,6 +152,23 @@ bool zc__yield_ran_another(void) {
     return zc__clock_ns() - start >= ZC__YIELD_RAN_ANOTHER_NS;
 }
 
+bool zc__thread_shares_fairly(void) {
+    int policy;
+#ifdef __linux__
+    policy = sched_getscheduler(0); /* 0: the calling thread, on Linux */
+#ifdef SCHED_RESET_ON_FORK
+    if (policy >= 0) policy &= ~SCHED_RESET_ON_FORK;
+#endif
+#else
+    struct sched_param param;
+    if (pthread_getschedparam(pthread_self(), &policy, &param) != 0) policy = -1;
+#endif
+#ifdef SCHED_BATCH
+    if (policy == SCHED_BATCH) return true;
+#endif
+    return policy == SCHED_OTHER;
+}
+
 void zc__yield(void) {
     static _Thread_local uint64_t next_check_ns; /* 0: no yield yet */
     uint64_t now = zc__clock_ns();

@@ -122,4 +122,9 @@ void zc__yield(void);
  * Thread-safe. */
 bool zc__yield_ran_another(void);
 
+/* Whether this thread is scheduled by the kernel's fair share (SCHED_OTHER or
+ * SCHED_BATCH; false for a real-time policy and for SCHED_IDLE, whose yields do not
+ * give the CPU to threads of other priorities). One system call. Thread-safe. */
+bool zc__thread_shares_fairly(void);
+
 #endif /* ZCHAN_SRC_PARK_H */

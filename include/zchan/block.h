@@ -97,10 +97,12 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * once costs no wake-up; then, while no other thread wants its CPU, it goes on yielding
  * and attempting for up to 50 µs more (Linux: each such yield checked with getrusage;
  * the first that ran another thread ends it), since a sleeping partner can take longer
- * than that to wake (24-62 µs on a small VM): so a call that waits long on an idle
- * machine burns up to about 60 µs of CPU before it sleeps. On a bounded channel those attempts read only the senders' side
- * of the ring, never the receivers' index, so a waiting sender does not slow the receiver
- * it waits for. At most once per 10 ms per thread one of those sched_yields is checked
+ * than that to wake (24-62 µs on a small VM). So a call that waits long on an idle
+ * machine spends some 50-100 µs of CPU before it sleeps. A thread under a real-time
+ * policy or SCHED_IDLE skips the 50 µs (its yields would not let a partner of another
+ * priority on its CPU run). On a bounded channel those
+ * attempts read only the senders' side of the ring, never the receivers' index, so a
+ * waiting sender does not slow the receiver it waits for. At most once per 10 ms per thread one of those sched_yields is checked
  * (Linux: getrusage): if it ran another thread on this CPU, the call sleeps once for a
  * moment (nanosleep: 20 µs plus the thread's timer slack, 70 µs by default; never where
  * the slack is above 200 µs): two threads waiting on each other by yielding can
@@ -126,9 +128,10 @@ ZC_EXPORT zc_status zc_send_blocking(zc_sender *tx, const void *msg);
  * Receive one message, parking the calling thread while the channel is empty. Tries
  * first as zc_send_blocking does (on a bounded channel its attempts read only the
  * receivers' side of the ring, and it looks for the close once, before its first
- * yield: on a channel closed and drained before the call ZC_CLOSED comes after the 0.5
- * µs watch, with no yield; a close during the yields is seen after them, up to about 60
- * µs later), and waits as
+ * yield, and again after a yield that gave a busy thread on its CPU a time slice: on a
+ * channel closed and drained before the call ZC_CLOSED comes after the 0.5 µs watch,
+ * with no yield; a close during the spin is seen up to about 60 µs later, or about one
+ * time slice beside a busy thread), and waits as
  * it does: while it waits, each message sent wakes a waiting receiver (of several made
  * available at once, as for zc_send_blocking).
  *
@@ -140,8 +143,9 @@ ZC_EXPORT zc_status zc_recv_blocking(zc_receiver *rx, void *out);
 
 /**
  * As zc_send_blocking, giving up after timeout_ns nanoseconds. It spins before it
- * registers as zc_send_blocking does, its yields only until the timeout has passed (so
- * beside a busy thread on the same CPU it returns at most about one time slice late).
+ * registers as zc_send_blocking does, while the timeout has not passed (so beside a
+ * busy thread on the same CPU it returns about one time slice late at most, rarely
+ * two).
  *
  * @param tx          Sender handle.
  * @param msg         elem_size bytes, read until the call returns.

@@ -487,6 +487,117 @@ static void test_closed_is_told_without_yielding_beside_a_busy_thread(void **unu
     assert_true(t.closed < 2 * t.slice);
 }
 
+/* What close_during_spin_main measured. */
+typedef struct close_during_spin {
+    bool timed;            /* zc_recv_timeout (1 s), else zc_recv_blocking */
+    uint64_t slice;        /* the busy thread's time slice (start_a_busy_thread) */
+    uint64_t late;         /* from the drop of the last sender to the receive's return */
+    zc_sender *tx;
+    _Atomic uint64_t start_ns, drop_ns; /* when the receive began, and the drop; 0 before */
+} close_during_spin;
+
+/* Drops the last sender 30 µs into the receive. */
+static void *dropper_main(void *arg) {
+    close_during_spin *c = arg;
+    uint64_t start;
+    /* Acquire and release: times only, nothing read through them. */
+    while ((start = atomic_load_explicit(&c->start_ns, memory_order_acquire)) == 0) {
+    }
+    while (now_ns() - start < 30000) {
+    }
+    atomic_store_explicit(&c->drop_ns, now_ns(), memory_order_release);
+    zc_sender_drop(c->tx);
+    return NULL;
+}
+
+/* In a new thread that shares its CPU with a busy thread: a receive on an empty bounded
+ * channel whose last sender a thread on another CPU drops during the receive's spin. */
+static void *close_during_spin_main(void *arg) {
+    close_during_spin *c = arg;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(1, &cfg, &c->tx, &rx), ZC_OK);
+    pthread_t hog, dropper;
+    cpu_set_t saved, other;
+    c->slice = start_a_busy_thread(&hog, &saved);
+    CPU_AND(&other, &saved, &saved);
+    CPU_CLR(sched_getcpu(), &other);
+    if (c->slice > 0 && CPU_COUNT(&other) > 0) {
+        pthread_attr_t attr;
+        assert_int_equal(pthread_attr_init(&attr), 0);
+        assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof other, &other), 0);
+        assert_int_equal(pthread_create(&dropper, &attr, dropper_main, c), 0);
+        pthread_attr_destroy(&attr);
+        uint64_t out;
+        atomic_store_explicit(&c->start_ns, now_ns(), memory_order_release);
+        zc_status s = c->timed ? zc_recv_timeout(rx, &out, 1000000000u)
+                               : zc_recv_blocking(rx, &out);
+        c->late = now_ns() - atomic_load_explicit(&c->drop_ns, memory_order_acquire);
+        assert_int_equal(s, ZC_CLOSED);
+        assert_int_equal(pthread_join(dropper, NULL), 0);
+    } else {
+        c->slice = 0; /* cannot tell */
+        zc_sender_drop(c->tx);
+    }
+    stop_the_worker(hog, &saved);
+    zc_receiver_drop(rx);
+    return NULL;
+}
+
+/* Found by a break trial (session 22): a bounded receive's spin looked for the close
+ * once, before its first yield, and beside a busy thread each of its ten yields could
+ * give that thread a time slice: a close made during the spin was told 10-48 ms late, by
+ * the timed receive (since it spins first) and the blocking one (4 slices, 15.7 ms, in
+ * this test). Now it looks again after a yield that gave a slice: about one slice. */
+static void test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread(
+    void **unused) {
+    (void)unused;
+    for (int timed = 0; timed < 2; timed++) {
+        close_during_spin c = {.timed = timed};
+        atomic_init(&c.start_ns, 0);
+        atomic_init(&c.drop_ns, 0);
+        run_in_a_new_thread(close_during_spin_main, &c);
+        print_message("%s receive: slice %llu us, closed told %llu us after the drop\n",
+                      timed ? "timed" : "blocking", (unsigned long long)(c.slice / 1000),
+                      (unsigned long long)(c.late / 1000));
+        if (c.slice == 0) skip();
+        assert_true(c.late < 3 * c.slice);
+    }
+}
+
+/* A spin in a new thread under a policy (SCHED_IDLE; SCHED_FIFO where allowed). *arg:
+ * the policy in; out, the spin's yields, or -1 if the policy could not be set or the
+ * thread was switched out against its will (something else ran on its CPU). */
+static void *spin_under_policy_main(void *arg) {
+    int *io = arg, policy = *io;
+    struct sched_param param = {.sched_priority = policy == SCHED_FIFO ? 1 : 0};
+    *io = -1;
+    if (pthread_setschedparam(pthread_self(), policy, &param) != 0) return NULL;
+    spin_run r = spin_until_park();
+    if (!r.switched) *io = (int)r.yields;
+    return NULL;
+}
+
+/* Found by a break trial (session 22): the yields of a thread under a real-time policy
+ * or SCHED_IDLE never run a partner of another priority on its CPU, so they never count
+ * as running another thread, and the lone stage starved such a partner for 50 µs at
+ * every wait (a SCHED_FIFO receiver and a normal sender pinned to one CPU: 68-78 µs a
+ * message, 18-25 without the stage). Such threads skip it: ten yields. */
+static void test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage(
+    void **unused) {
+    (void)unused;
+    int policies[2] = {SCHED_IDLE, SCHED_FIFO}, told = 0;
+    for (int i = 0; i < 2; i++) {
+        int result = policies[i];
+        run_in_a_new_thread(spin_under_policy_main, &result);
+        print_message("%s: %d yields\n", i == 0 ? "SCHED_IDLE" : "SCHED_FIFO", result);
+        if (result < 0) continue; /* not allowed here (SCHED_FIFO needs CAP_SYS_NICE) */
+        told++;
+        assert_int_equal(result, ZC__SPIN_YIELDS);
+    }
+    if (told == 0) skip();
+}
+
 #else
 
 static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void **unused) {
@@ -534,6 +645,18 @@ static void test_a_wait_met_within_the_lone_stage_never_sleeps(void **unused) {
     skip();
 }
 
+static void test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread(
+    void **unused) {
+    (void)unused;
+    skip();
+}
+
+static void test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage(
+    void **unused) {
+    (void)unused;
+    skip();
+}
+
 #endif
 
 int main(void) {
@@ -545,8 +668,10 @@ int main(void) {
         cmocka_unit_test(test_a_spin_alone_on_its_cpu_goes_on_yielding_before_it_parks),
         cmocka_unit_test(test_the_lone_stage_ends_at_a_yield_that_runs_another_thread),
         cmocka_unit_test(test_a_wait_met_within_the_lone_stage_never_sleeps),
+        cmocka_unit_test(test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage),
         cmocka_unit_test(test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most),
         cmocka_unit_test(test_closed_is_told_without_yielding_beside_a_busy_thread),
+        cmocka_unit_test(test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
