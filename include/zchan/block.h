@@ -100,7 +100,8 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * than that to wake (24-62 µs on a small VM). So a call that waits long on an idle
  * machine spends some 50-100 µs of CPU before it sleeps. A thread under a real-time
  * policy or SCHED_IDLE skips the 50 µs (its yields would not let a partner of another
- * priority on its CPU run). On a bounded channel those
+ * priority on its CPU run); a partner under SCHED_IDLE on the same CPU as a normal
+ * thread still waits out that thread's 50 µs (its yields do not run such a thread). On a bounded channel those
  * attempts read only the senders' side of the ring, never the receivers' index, so a
  * waiting sender does not slow the receiver it waits for. At most once per 10 ms per thread one of those sched_yields is checked
  * (Linux: getrusage): if it ran another thread on this CPU, the call sleeps once for a
