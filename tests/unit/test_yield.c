@@ -600,62 +600,23 @@ static void test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage(
 
 #else
 
-static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_closed_is_told_without_yielding_beside_a_busy_thread(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_yield_that_runs_another_thread_naps_once_per_interval(void **unused) {
-    (void)unused;
-    skip(); /* needs Linux's CPU affinity and RUSAGE_THREAD */
-}
-
-static void test_no_nap_when_the_timer_slack_is_large(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_yield_that_runs_nothing_else_does_not_nap(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_thread_is_first_checked_a_while_after_its_first_yield(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_spin_alone_on_its_cpu_goes_on_yielding_before_it_parks(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_the_lone_stage_ends_at_a_yield_that_runs_another_thread(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_wait_met_within_the_lone_stage_never_sleeps(void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread(
-    void **unused) {
-    (void)unused;
-    skip();
-}
-
-static void test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage(
-    void **unused) {
-    (void)unused;
-    skip();
-}
+/* These tests need Linux's CPU affinity and RUSAGE_THREAD: skipped elsewhere. */
+#define SKIPPED_HERE(test)                  \
+    static void test(void **unused) {   \
+        (void)unused;                   \
+        skip();                         \
+    }
+SKIPPED_HERE(test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most)
+SKIPPED_HERE(test_closed_is_told_without_yielding_beside_a_busy_thread)
+SKIPPED_HERE(test_a_yield_that_runs_another_thread_naps_once_per_interval)
+SKIPPED_HERE(test_no_nap_when_the_timer_slack_is_large)
+SKIPPED_HERE(test_a_yield_that_runs_nothing_else_does_not_nap)
+SKIPPED_HERE(test_a_thread_is_first_checked_a_while_after_its_first_yield)
+SKIPPED_HERE(test_a_spin_alone_on_its_cpu_goes_on_yielding_before_it_parks)
+SKIPPED_HERE(test_the_lone_stage_ends_at_a_yield_that_runs_another_thread)
+SKIPPED_HERE(test_a_wait_met_within_the_lone_stage_never_sleeps)
+SKIPPED_HERE(test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread)
+SKIPPED_HERE(test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage)
 
 #endif
 
