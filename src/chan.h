@@ -217,15 +217,18 @@ static inline zc_status zc__chan_recv_spin(zc__chan *ch, void *out) {
  * fell into a pattern where each side, having woken the other, filled or drained the 16
  * slots and parked before the other had even begun to run: two wake-ups each 16
  * messages, 1265 context switches in a run of 5.4 ms against 11 in one of 0.48 ms, and
- * a run stayed in the pattern once in it. Measured there against the ten yields alone, 40
- * interleaved runs each (`zchan_bench --rows 5,6,10,11,12,15-threads --runs 1 --impls
- * zchan`; medians, and the slowest run): row 10 0.36 and 0.45 ms (its runs fall in three
- * modes; the slowest 10.9 and 1.23 ms), row 15-threads 200 and 186 ns a round trip (3.2
- * µs and 0.58 µs), row 5 1.34 and 1.25 ms, row 6 1.98 and 1.89, row 11 0.243 and 0.232,
- * row 12 4.69 and 4.77; a lone stage of 25 µs left row 10's slowest at 3.3 ms, one of
- * 100 µs was like 50. Unchecked yields for 50 µs made row 5 (8 threads on 2 vCPUs, whose
- * yields ran the other waiting threads) 1.38 -> 3.3 ms. The cost: a call that waits long
- * on an idle machine burns up to about 60 µs of a CPU nobody wanted before it sleeps. */
+ * a run stayed in the pattern once in it. Measured there against the ten yields alone,
+ * two sets of 40 interleaved runs (`zchan_bench --rows 5,6,10,11,12,15-threads --runs 1
+ * --impls zchan`; medians, and the slowest run): row 10 0.36 -> 0.45 and 0.36 -> 0.25 ms
+ * (its runs fall in three modes; the slowest 10.9 -> 1.23 and 5.8 -> 0.71 ms), row
+ * 15-threads 200 -> 186 and 207 -> 184 ns a round trip, row 5 1.34 -> 1.25 and 1.32 ->
+ * 1.15 ms, row 6 1.98 -> 1.89 and 2.30 -> 2.14, row 11 0.243 -> 0.232 and 0.195 ->
+ * 0.179, row 12 4.69 -> 4.77 and 4.58 -> 4.11; a lone stage of 25 µs left row 10's
+ * slowest at 3.3 ms, one of 100 µs was like 50. Unchecked yields for 50 µs made row 5 (8
+ * threads on 2 vCPUs, whose yields ran the other waiting threads) 1.38 -> 3.3 ms. The
+ * cost: a call that waits long on an idle machine spends some 50-100 µs more of a CPU
+ * nobody wanted before it sleeps (a break trial: 77-102 µs of thread CPU for a blocking
+ * receive that slept 1 s, against 26-38 µs for a bare futex wait). */
 #define ZC__SPIN_ALONE_NS 50000u
 
 /* Two more ends to the spin, found by a break trial (session 22):
