@@ -93,7 +93,8 @@ ZC_EXPORT void zc_parker_destroy(zc_parker *p);
  * Send one message, parking the calling thread while the channel is full. Before it
  * registers as a waiter it makes a few send attempts, backing off between them
  * (watching the slot it needs for 0.5 µs, then ten sched_yields: a few microseconds in
- * all), as crossbeam's blocking calls do, so that a partner thread that frees a slot at
+ * all on an idle CPU; beside a busy thread on its CPU each yield can give that thread a
+ * time slice, and the spin can last milliseconds), as crossbeam's blocking calls do, so that a partner thread that frees a slot at
  * once costs no wake-up; then, while no other thread wants its CPU, it goes on yielding
  * and attempting for up to 50 µs more (Linux: each such yield checked with getrusage;
  * the first that ran another thread ends it), since a sleeping partner can take longer
@@ -153,7 +154,12 @@ ZC_EXPORT zc_status zc_recv_blocking(zc_receiver *rx, void *out);
  * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
  *                    waits forever.
  * @return as zc_send_blocking, plus ZC_TIMEDOUT (the send was cancelled: nothing was
- *         sent, the message is still the caller's).
+ *         sent, the message is still the caller's). A timeout can pass while a peer is
+ *         stalled mid-operation on the place this send needs (unbounded: a sender
+ *         between taking a segment's last slot and installing the next; bounded: a
+ *         receiver between claiming and releasing the slot), which zc_try_send would
+ *         wait out (zchan/mpmc.h): so even on an unbounded channel a short timeout, 0
+ *         included, can end in ZC_TIMEDOUT.
  */
 ZC_EXPORT zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns);
 
@@ -165,7 +171,10 @@ ZC_EXPORT zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t tim
  * @param out         elem_size writable bytes; written only on ZC_OK.
  * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
  *                    waits forever.
- * @return as zc_recv_blocking, plus ZC_TIMEDOUT (cancelled: nothing was taken).
+ * @return as zc_recv_blocking, plus ZC_TIMEDOUT (cancelled: nothing was taken). As for
+ *         zc_send_timeout, a timeout can pass while a sender is stalled between claiming
+ *         and publishing the message this receive would take, which zc_try_recv would
+ *         wait out.
  */
 ZC_EXPORT zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns);
 

@@ -1217,6 +1217,53 @@ static void test_close_while_a_sender_crosses_a_segment_boundary_stays_closed(vo
     }
 }
 
+/* A timed send behind a sender that holds a segment's last slot, the next segment not yet
+ * installed, cannot go through: zc_try_send would wait that sender out, a timed send
+ * times out (block.h, found by a break trial in session 22, where 1 ns timeouts ended in
+ * ZC_TIMEDOUT for up to 3% of 1.6 million sends by 16 threads to an unbounded channel)
+ * and sends nothing. */
+static atomic_bool stalled_send_done;
+
+static void *stalled_send_then_mark(void *arg) {
+    stalled_send(arg);
+    atomic_store_explicit(&stalled_send_done, true, memory_order_release); /* a flag */
+    return NULL;
+}
+
+static void test_timed_send_behind_a_segment_install_times_out_and_sends_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 0);
+    for (uint64_t v = 100; v < 130; v++) send_u64(f.tx, v); /* offsets 0..29 */
+    atomic_init(&the_stall.stalled, false);
+    atomic_init(&the_stall.main_entered, false);
+    atomic_init(&stalled_send_done, false);
+    zc__test_set_hook(stall_hook, &the_stall);
+    pthread_t a;
+    start_thread(&a, stalled_send_then_mark, f.tx); /* claims offset 30, the last slot */
+    while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire))
+        sched_yield();
+    atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+    uint64_t v = 7;
+    zc_status at_once = zc_send_timeout(f.tx, &v, 0);
+    zc_status within_1ms = zc_send_timeout(f.tx, &v, 1000 * 1000);
+    /* The stall lasts 5 ms from main_entered: only a main thread descheduled that long
+     * finds the install done (then a send may go through). */
+    bool held = !atomic_load_explicit(&stalled_send_done, memory_order_acquire);
+    pthread_join(a, NULL);
+    zc__test_set_hook(NULL, NULL);
+    if (held) {
+        assert_int_equal(at_once, ZC_TIMEDOUT);
+        assert_int_equal(within_1ms, ZC_TIMEDOUT);
+    }
+    for (uint64_t want = 100; want < 130; want++) expect_u64(f.rx, want);
+    expect_u64(f.rx, 1); /* the stalled send */
+    if (at_once == ZC_OK) expect_u64(f.rx, 7);
+    if (within_1ms == ZC_OK) expect_u64(f.rx, 7);
+    expect_recv_status(f.rx, ZC_EMPTY);
+    fixture_done(&f);
+}
+
 /* ---- (rule 4) a wake-up absorbed by a poll that returns PENDING through a self-wake
  * must not be lost when the future is then cancelled ---------------------------------- */
 
@@ -2130,6 +2177,7 @@ int main(int argc, char **argv) {
 #if ZCHAN_TEST_HOOKS
         cmocka_unit_test(test_completed_send_is_never_reported_empty_behind_a_stalled_one),
         cmocka_unit_test(test_close_while_a_sender_crosses_a_segment_boundary_stays_closed),
+        cmocka_unit_test(test_timed_send_behind_a_segment_install_times_out_and_sends_nothing),
         cmocka_unit_test(test_a_poll_woken_during_its_recheck_is_not_woken_again_by_itself),
         cmocka_unit_test(test_receiver_cancelled_after_a_self_woken_poll_strands_no_waiter),
         cmocka_unit_test(test_sender_cancelled_after_a_self_woken_poll_strands_no_waiter),
