@@ -1188,20 +1188,28 @@ static void test_completed_send_is_never_reported_empty_behind_a_stalled_one(voi
  * so the channel reopened and later sends succeeded (and, after the last receiver's
  * drop, were never received nor disposed of). */
 
+/* An unbounded channel holding 100..129 (offsets 0..29) and a thread (thread_main,
+ * which sends 1 through f->tx as stall_me) held at its SLOT_CLAIMED point on offset 30,
+ * the segment's last slot, before it installs the next segment; main_entered set. */
+static void hold_a_sender_at_a_segment_boundary(fixture *f, pthread_t *a,
+                                                void *(*thread_main)(void *)) {
+    fixture_init(f, 0);
+    for (uint64_t v = 100; v < 130; v++) send_u64(f->tx, v);
+    atomic_init(&the_stall.stalled, false);
+    atomic_init(&the_stall.main_entered, false);
+    zc__test_set_hook(stall_hook, &the_stall);
+    start_thread(a, thread_main, f->tx);
+    while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire))
+        sched_yield();
+    atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+}
+
 static void test_close_while_a_sender_crosses_a_segment_boundary_stays_closed(void **state) {
     (void)state;
     for (int by_receiver = 0; by_receiver < 2; by_receiver++) {
         fixture f;
-        fixture_init(&f, 0);
-        for (uint64_t v = 100; v < 130; v++) send_u64(f.tx, v); /* offsets 0..29 */
-        atomic_init(&the_stall.stalled, false);
-        atomic_init(&the_stall.main_entered, false);
-        zc__test_set_hook(stall_hook, &the_stall);
         pthread_t a;
-        start_thread(&a, stalled_send, f.tx); /* claims offset 30, the last slot */
-        while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire))
-            sched_yield();
-        atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+        hold_a_sender_at_a_segment_boundary(&f, &a, stalled_send);
         assert_true(by_receiver ? zc_receiver_close(f.rx) : zc_sender_close(f.tx));
         pthread_join(a, NULL);
         zc__test_set_hook(NULL, NULL);
@@ -1233,17 +1241,9 @@ static void *stalled_send_then_mark(void *arg) {
 static void test_timed_send_behind_a_segment_install_times_out_and_sends_nothing(void **state) {
     (void)state;
     fixture f;
-    fixture_init(&f, 0);
-    for (uint64_t v = 100; v < 130; v++) send_u64(f.tx, v); /* offsets 0..29 */
-    atomic_init(&the_stall.stalled, false);
-    atomic_init(&the_stall.main_entered, false);
-    atomic_init(&stalled_send_done, false);
-    zc__test_set_hook(stall_hook, &the_stall);
     pthread_t a;
-    start_thread(&a, stalled_send_then_mark, f.tx); /* claims offset 30, the last slot */
-    while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire))
-        sched_yield();
-    atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+    atomic_init(&stalled_send_done, false);
+    hold_a_sender_at_a_segment_boundary(&f, &a, stalled_send_then_mark);
     uint64_t v = 7;
     zc_status at_once = zc_send_timeout(f.tx, &v, 0);
     zc_status within_1ms = zc_send_timeout(f.tx, &v, 1000 * 1000);
