@@ -55,7 +55,7 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
              * leaves one: so after a ZC_PENDING poll the clock is read as well. */
             bool expired = zc__parker_park_until(&parker, deadline_ns, spin) == ZC_TIMEDOUT ||
                            ((s = poll(op, &waker)) == ZC_PENDING &&
-                            deadline_ns != ZC__NO_DEADLINE && zc__clock_ns() >= deadline_ns);
+                            zc__deadline_passed(deadline_ns));
             if (expired) {
                 cancel(op);
                 s = ZC_TIMEDOUT;
