@@ -73,22 +73,44 @@ static void *hog_main(void *arg) {
     return NULL;
 }
 
-/* This thread and a thread running thread_main (worker_main or hog_main) on this thread's
- * CPU; the old affinity in *saved. */
-static void share_a_cpu_with(void *(*thread_main)(void *), pthread_t *worker,
-                             cpu_set_t *saved) {
+/* Pin this thread to the CPU it is on (skip if it cannot); returns that CPU, the old
+ * affinity in *saved. */
+static int pin_to_this_cpu(cpu_set_t *saved) {
     int cpu = sched_getcpu();
     if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof *saved, saved) != 0) skip();
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) skip();
+    return cpu;
+}
+
+/* Start thread_main(arg) in a thread allowed only the CPUs in *cpus. */
+static void start_pinned(pthread_t *t, void *(*thread_main)(void *), void *arg,
+                         const cpu_set_t *cpus) {
     pthread_attr_t attr;
     assert_int_equal(pthread_attr_init(&attr), 0);
-    assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof one, &one), 0);
-    atomic_store_explicit(&stop_working, false, memory_order_relaxed);
-    assert_int_equal(pthread_create(worker, &attr, thread_main, NULL), 0);
+    assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof *cpus, cpus), 0);
+    assert_int_equal(pthread_create(t, &attr, thread_main, arg), 0);
     pthread_attr_destroy(&attr);
+}
+
+/* The CPUs of *allowed other than cpu, in *other; false if there are none. */
+static bool other_cpus(const cpu_set_t *allowed, int cpu, cpu_set_t *other) {
+    CPU_AND(other, allowed, allowed);
+    CPU_CLR(cpu, other);
+    return CPU_COUNT(other) > 0;
+}
+
+/* This thread and a thread running thread_main (worker_main or hog_main) on this thread's
+ * CPU; the old affinity in *saved. */
+static void share_a_cpu_with(void *(*thread_main)(void *), pthread_t *worker,
+                             cpu_set_t *saved) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(pin_to_this_cpu(saved), &one);
+    atomic_store_explicit(&stop_working, false, memory_order_relaxed);
+    start_pinned(worker, thread_main, NULL, &one);
 }
 
 static void stop_the_worker(pthread_t worker, const cpu_set_t *saved) {
@@ -335,28 +357,20 @@ static void *late_recv_main(void *arg) {
  * tell (the send came over 1.5 x delay_ns late, or the receiver was switched out against
  * its will: it did not have a CPU to itself). */
 static bool receive_late(bool timed, uint64_t delay_ns, long *slept) {
+    /* This thread on its CPU, the receiver on another (none: skip). */
+    cpu_set_t saved, other;
+    if (!other_cpus(&saved, pin_to_this_cpu(&saved), &other)) {
+        assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof saved, &saved), 0);
+        skip();
+    }
     zc_config cfg = {.elem_size = sizeof(uint64_t)};
     zc_sender *tx;
     zc_receiver *rx;
     assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
     late_send l = {.rx = rx, .timed = timed};
     atomic_init(&l.start_ns, 0);
-    /* This thread on its CPU, the receiver on another (none: skip). */
-    int cpu = sched_getcpu();
-    cpu_set_t saved, mine, other;
-    if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) != 0) skip();
-    CPU_ZERO(&mine);
-    CPU_SET(cpu, &mine);
-    CPU_AND(&other, &saved, &saved);
-    CPU_CLR(cpu, &other);
-    if (CPU_COUNT(&other) == 0) skip();
-    assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof mine, &mine), 0);
-    pthread_attr_t attr;
-    assert_int_equal(pthread_attr_init(&attr), 0);
-    assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof other, &other), 0);
     pthread_t t;
-    assert_int_equal(pthread_create(&t, &attr, late_recv_main, &l), 0);
-    pthread_attr_destroy(&attr);
+    start_pinned(&t, late_recv_main, &l, &other);
     uint64_t start;
     while ((start = atomic_load_explicit(&l.start_ns, memory_order_acquire)) == 0) {
     }
@@ -520,14 +534,8 @@ static void *close_during_spin_main(void *arg) {
     pthread_t hog, dropper;
     cpu_set_t saved, other;
     c->slice = start_a_busy_thread(&hog, &saved);
-    CPU_AND(&other, &saved, &saved);
-    CPU_CLR(sched_getcpu(), &other);
-    if (c->slice > 0 && CPU_COUNT(&other) > 0) {
-        pthread_attr_t attr;
-        assert_int_equal(pthread_attr_init(&attr), 0);
-        assert_int_equal(pthread_attr_setaffinity_np(&attr, sizeof other, &other), 0);
-        assert_int_equal(pthread_create(&dropper, &attr, dropper_main, c), 0);
-        pthread_attr_destroy(&attr);
+    if (c->slice > 0 && other_cpus(&saved, sched_getcpu(), &other)) {
+        start_pinned(&dropper, dropper_main, c, &other);
         uint64_t out;
         atomic_store_explicit(&c->start_ns, now_ns(), memory_order_release);
         zc_status s = c->timed ? zc_recv_timeout(rx, &out, 1000000000u)
