@@ -108,6 +108,7 @@ typedef struct bench_opts {
     long count;        /**< --count N: zchan_bench's instruction-count mode (0 = off) */
     bool list;         /**< --list: print the ids of the rows selected, one a line, and exit */
     bool reverse;      /**< --reverse: the implementations of a row in reverse order */
+    bool placement;    /**< --placement: thread rows say where each thread ran (stderr) */
 } bench_opts;
 
 /** Whether the command line asks for implementation `name` (--impls, --skip). */
@@ -139,6 +140,16 @@ uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int 
 /** Row 15: two threads bounce one message n times over two channels of capacity cap
  *  (0 = unbounded). @return nanoseconds for the n round trips. */
 uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n);
+
+/**
+ * --placement: after each run of a thread row, one line on stderr with the run's time
+ * and, for each thread (tx: a sender, or row 15's pinging side; rx: a receiver), when it
+ * finished (ms from the first start), the CPU it was on as it started and as it
+ * finished, and its voluntary and involuntary context switches since it was created
+ * (getrusage RUSAGE_THREAD; Linux only, -1 elsewhere). Off by default: the CPU read at
+ * the start falls inside the measured span.
+ */
+void bench_thread_placement(bool on);
 
 /**
  * Task rows 7-9: zchan send/recv futures in tasks on an executor with `workers` threads

@@ -48,7 +48,7 @@ const bench_impl *const *bench_impls(size_t *n)
 static _Noreturn void usage(const char *prog, const char *extra)
 {
     fprintf(stderr,
-            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--skip LIST] [--reverse] [--list]%s\n"
+            "usage: %s [--runs K] [--quick] [--rows LIST] [--impls LIST] [--skip LIST] [--reverse] [--list] [--placement]%s\n"
             "  --runs K      measured runs per row and implementation (default 7, quick 3)\n"
             "  --quick       counts / 10\n"
             "  --rows LIST   comma-separated row ids or prefixes (13 = every 13a/13b/13c row)\n"
@@ -56,6 +56,7 @@ static _Noreturn void usage(const char *prog, const char *extra)
             "  --skip LIST   implementations to leave out (run.sh: those that timed out)\n"
             "  --reverse     measure a row's implementations in reverse order (run.sh: even runs)\n"
             "  --list        print the ids of the rows selected, one a line, and exit\n"
+            "  --placement   thread rows: where each thread ran, and its switches (stderr)\n"
             "Prints row,impl,run,value,unit lines on stdout.\n",
             prog, extra);
     exit(2);
@@ -108,6 +109,8 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
             o.list = true;
         } else if (strcmp(a, "--reverse") == 0) {
             o.reverse = true;
+        } else if (strcmp(a, "--placement") == 0) {
+            o.placement = true;
         } else if (strcmp(a, "--impls") == 0 && i + 1 < argc) {
             o.impls = argv[++i];
         } else if (strcmp(a, "--skip") == 0 && i + 1 < argc) {

@@ -218,6 +218,8 @@ static void count_mode(const row *rows, size_t nrows, const bench_opts *o)
 
 typedef enum outcome { MEASURED, TIMED_OUT, FAILED } outcome;
 
+static bool placement; /* --placement: for the measured run, not the warm-up */
+
 /* Fork, warm up and measure row r with impl (NULL: the floor) in the child, and read the
  * value back through a pipe, killing the child after limit_ms. The parent stays
  * single-threaded, so fork is safe. */
@@ -235,6 +237,7 @@ static outcome measure_in_child(const row *r, const bench_impl *impl, long div, 
     if (pid == 0) {
         close(fds[0]);
         measure(r, impl, div * 10);
+        bench_thread_placement(placement);
         double v = measure(r, impl, div);
         _exit(write(fds[1], &v, sizeof v) == (ssize_t)sizeof v ? 0 : 1);
     }
@@ -307,6 +310,7 @@ int main(int argc, char **argv)
                     "note: row 13b merges N channels by hand: one waker per receive future, "
                     "the task polls those woken, as select_all does; 13c uses zc_select\n");
 
+    placement = o.placement;
     long div = o.quick ? 10 : 1;
     int limit_ms = o.quick ? 5000 : 15000; /* ~100x a normal measurement */
     /* given_up[i][j]: row i, implementation j (nimpl: the floor) timed out. */

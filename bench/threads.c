@@ -1,11 +1,14 @@
 /* Thread rows over any implementation of the table: flows (rows 5-6, 10-12) and
  * ping-pong (row 15). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getcpu, RUSAGE_THREAD */
 #include "bench.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 /* A start gate, as the Rust and Go peers' harnesses have (std::sync::Barrier; a closed
  * channel): the threads and the main thread meet at a barrier (a futex wait, not a spin:
@@ -48,7 +51,64 @@ typedef struct worker {
     long count;
     uint64_t sum; /* a receiver's checksum */
     uint64_t start_ns, end_ns; /* when it left the gate, when it finished */
+    /* --placement: CPU at the start and at the end, context switches (-1: not read) */
+    int cpu_start, cpu_end;
+    long switches_vol, switches_invol;
 } worker;
+
+static bool placement;
+
+void bench_thread_placement(bool on) { placement = on; }
+
+static int current_cpu(void)
+{
+#ifdef __linux__
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* After the gate: the CPU the worker starts on. */
+static void placement_start(worker *w)
+{
+    w->cpu_start = placement ? current_cpu() : -1;
+}
+
+/* After the worker's end_ns: its CPU and its context switches since it was created. */
+static void placement_end(worker *w)
+{
+    w->cpu_end = -1;
+    w->switches_vol = w->switches_invol = -1;
+    if (!placement)
+        return;
+    w->cpu_end = current_cpu();
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        w->switches_vol = ru.ru_nvcsw;
+        w->switches_invol = ru.ru_nivcsw;
+    }
+#endif
+}
+
+/* One line for a run: "placement: IMPL TOTAL ms | ROLE END_ms cpu A>B v N iv M | ...". */
+static void placement_print(const bench_impl *impl, const worker *ws, int n, int senders,
+                            uint64_t span_ns)
+{
+    if (!placement)
+        return;
+    uint64_t first = UINT64_MAX;
+    for (int i = 0; i < n; i++)
+        if (ws[i].start_ns < first)
+            first = ws[i].start_ns;
+    fprintf(stderr, "placement: %s %.3f ms", impl->name, (double)span_ns / 1e6);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, " | %s %.3f cpu %d>%d v %ld iv %ld", i < senders ? "tx" : "rx",
+                (double)(ws[i].end_ns - first) / 1e6, ws[i].cpu_start, ws[i].cpu_end,
+                ws[i].switches_vol, ws[i].switches_invol);
+    fputc('\n', stderr);
+}
 
 /* From the first worker's start to the last one's finish (read after the joins). */
 static uint64_t flow_span(const worker *ws, int n)
@@ -63,6 +123,7 @@ static void *sender_main(void *arg)
 {
     worker *w = arg;
     w->start_ns = gate_wait(w->g);
+    placement_start(w);
     for (long i = 0; i < w->count; i++)
         w->impl->send(w->ch, w->first + (uint64_t)i);
     /* The last sender to finish tells every receiver to stop, as closing the channel
@@ -72,6 +133,7 @@ static void *sender_main(void *arg)
         for (int i = 0; i < w->receivers; i++)
             w->impl->send(w->ch, END_MARK);
     w->end_ns = bench_now_ns();
+    placement_end(w);
     return NULL;
 }
 
@@ -79,10 +141,12 @@ static void *receiver_main(void *arg)
 {
     worker *w = arg;
     w->start_ns = gate_wait(w->g);
+    placement_start(w);
     uint64_t sum = 0;
     for (uint64_t v; (v = w->impl->recv(w->ch)) != END_MARK;)
         sum += v;
     w->end_ns = bench_now_ns();
+    placement_end(w);
     w->sum = sum;
     return NULL;
 }
@@ -118,6 +182,7 @@ uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int 
         sum += ws[i].sum;
     }
     uint64_t ns = flow_span(ws, n);
+    placement_print(impl, ws, n, senders, ns);
     gate_destroy(&g);
     if (sum != bench_sum_to((uint64_t)total))
         bench_fail(impl->name, "thread flow checksum");
@@ -132,9 +197,11 @@ static void *pong_main(void *arg)
 {
     worker *w = arg;
     w->start_ns = gate_wait(w->g);
+    placement_start(w);
     for (long i = 0; i < w->count; i++)
         w->impl->send(w->back, w->impl->recv(w->ch));
     w->end_ns = bench_now_ns();
+    placement_end(w);
     return NULL;
 }
 
@@ -142,6 +209,7 @@ static void *ping_main(void *arg)
 {
     worker *w = arg;
     w->start_ns = gate_wait(w->g);
+    placement_start(w);
     /* A local sum: a store to w at every round trip would put a write to the line that
      * the other side's worker struct shares into the measurement. */
     uint64_t sum = 0;
@@ -150,6 +218,7 @@ static void *ping_main(void *arg)
         sum += w->impl->recv(w->back);
     }
     w->end_ns = bench_now_ns();
+    placement_end(w);
     w->sum = sum;
     return NULL;
 }
@@ -169,6 +238,7 @@ uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n)
     pthread_join(ts[0], NULL);
     pthread_join(ts[1], NULL);
     uint64_t ns = flow_span(ws, 2);
+    placement_print(impl, ws, 2, 1, ns);
     gate_destroy(&g);
     if (ws[0].sum != bench_sum_to((uint64_t)n))
         bench_fail(impl->name, "ping-pong checksum");

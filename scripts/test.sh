@@ -81,6 +81,7 @@ if [ -x tests/fuzz/run.sh ]; then step fuzz tests/fuzz/run.sh 60; fi
 zc_need_packages python3 gnuplot-nox libglib2.0-dev libck-dev dpdk-dev || exit 1
 BENCH_BUILD_DIR=$PWD/build/bench step bench bench/run.sh --quick
 step summarize bench/test_summarize.sh
+step placement bench/test_placement.sh build/bench
 
 echo
 echo "== zchan tests, by step"
