@@ -101,17 +101,22 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
  * Why: two threads that wait for each other by yielding can share one CPU while another
  * CPU idles, and stay there. A thread that yields never blocks, so no wake-up ever places
  * it again, and the kernel's periodic balancer leaves threads that ran a moment ago where
- * they are ("cache hot"). The wake-up after a nap puts the thread on an idle CPU if there
- * is one. Measured on the 2-vCPU Xeon VM, two threads bouncing a message over two
- * bounded(1) channels, 2000 round trips (bench row 15-threads, --quick): without the nap
- * 7 of 12 runs had both threads on one CPU all along, at 2.4-4.0 µs a round trip, against
- * 0.4-0.7 µs on two CPUs; with it, 23 of 24 runs at 0.4-0.5 µs. One sender and one
- * receiver thread (row 10): median 1.84 -> 0.61 ms. A CPU that is oversubscribed for real
- * loses at most one nap per thread per 10 ms. The parker's own spin (park.c) keeps plain
- * yields: by then the thread has either napped or found its CPU to itself, and napping
- * there too measured slower for 4 senders and 4 receivers on 2 CPUs (row 5: 4.5 against
- * 6.0 ms, medians of 15 interleaved runs, on a noisy host). Thread-safe: the next check's
- * time is thread-local. */
+ * they are ("cache hot"). The wake-up after a nap puts the thread on an idle CPU if the
+ * kernel's search at the wake-up finds one, which it often does not on a busy 2-vCPU
+ * guest (bench/README.md, row 12: naps every millisecond left a receiver and a sender
+ * on one vCPU in 32 of 40 runs). Measured on the 2-vCPU Xeon VM, two threads bouncing a
+ * message over two bounded(1) channels, 2000 round trips (bench row 15-threads,
+ * --quick): without the nap 7 of 12 runs had both threads on one CPU all along, at
+ * 2.4-4.0 µs a round trip, against 0.4-0.7 µs on two CPUs; with it, 23 of 24 runs at
+ * 0.4-0.5 µs. One sender and one receiver thread (row 10): median 1.84 -> 0.61 ms. On the
+ * EPYC guest, of 100 such pairs (a test program, 10,000 messages), 41 began apart and 59
+ * on one vCPU, where each was parted within 0.7 ms (the first nap comes 200 µs in); in
+ * two other sets, 1 of 20 and 1 of 40 stayed together to the end (3.7-3.8 ms). A CPU that
+ * is oversubscribed for real loses at most one nap per thread per 10 ms. The parker's
+ * own spin (park.c) keeps plain yields: by then the thread has either napped or found
+ * its CPU to itself, and napping there too measured slower for 4 senders and 4 receivers
+ * on 2 CPUs (row 5: 4.5 against 6.0 ms, medians of 15 interleaved runs, on a noisy host).
+ * Thread-safe: the next check's time is thread-local. */
 void zc__yield(void);
 
 /* sched_yield, and whether it ran another thread on this CPU: on Linux, whether the kernel
