@@ -51,7 +51,7 @@ typedef struct worker {
     long count;
     uint64_t sum; /* a receiver's checksum */
     uint64_t start_ns, end_ns; /* when it left the gate, when it finished */
-    /* --placement: CPU at the start and at the end, context switches (-1: not read) */
+    /* --placement only: CPU at the start and at the end, context switches (-1: not read) */
     int cpu_start, cpu_end;
     long switches_vol, switches_invol;
 } worker;
@@ -72,17 +72,17 @@ static int current_cpu(void)
 /* After the gate: the CPU the worker starts on. */
 static void placement_start(worker *w)
 {
-    w->cpu_start = placement ? current_cpu() : -1;
+    if (placement)
+        w->cpu_start = current_cpu();
 }
 
 /* After the worker's end_ns: its CPU and its context switches since it was created. */
 static void placement_end(worker *w)
 {
-    w->cpu_end = -1;
-    w->switches_vol = w->switches_invol = -1;
     if (!placement)
         return;
     w->cpu_end = current_cpu();
+    w->switches_vol = w->switches_invol = -1;
 #ifdef RUSAGE_THREAD
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) == 0) {
