@@ -172,6 +172,22 @@ static uint64_t thread_cpu_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Park with timeout_ns for a waker that lets the parker sleep 0.3 s first: the park must
+ * wait for it, asleep, and return ZC_OK. */
+static void park_waits_out_a_late_wake(uint64_t timeout_ns) {
+    zc_parker p;
+    zc_parker_init(&p);
+    waker_thread t = {.parker = &p};
+    assert_int_equal(pthread_create(&t.thread, NULL, late_waker_main, &t), 0);
+    uint64_t start = now_ns(), cpu = thread_cpu_ns();
+    assert_int_equal(zc_parker_park_timeout(&p, timeout_ns), ZC_OK);
+    assert_true(now_ns() - start >= 300 * MS);
+    assert_true(thread_cpu_ns() - cpu < 100 * MS); /* asleep, not spinning */
+    assert_int_equal(t.payload, 42);
+    pthread_join(t.thread, NULL);
+    zc_parker_destroy(&p);
+}
+
 /* Timeouts of more than 2^31 - 1 seconds (68 years), which a 32-bit time_t cannot hold: each
  * must be waited out like any other, asleep. On i686 the first came back ZC_TIMEDOUT
  * after 0.1 s (its seconds cut to 0), and the second spun at full CPU (negative seconds:
@@ -179,23 +195,19 @@ static uint64_t thread_cpu_ns(void) {
 static void test_park_timeouts_too_long_for_a_32_bit_time_t_are_waited_out_asleep(
     void **unused) {
     (void)unused;
-    const uint64_t timeouts[] = {
-        ((uint64_t)1 << 32) * 1000000000u + 100 * MS, /* 2^32 s + 0.1 s */
-        (((uint64_t)1 << 31) + 1) * 1000000000u,      /* 2^31 s + 1 s */
-    };
-    for (size_t i = 0; i < sizeof timeouts / sizeof timeouts[0]; i++) {
-        zc_parker p;
-        zc_parker_init(&p);
-        waker_thread t = {.parker = &p};
-        assert_int_equal(pthread_create(&t.thread, NULL, late_waker_main, &t), 0);
-        uint64_t start = now_ns(), cpu = thread_cpu_ns();
-        assert_int_equal(zc_parker_park_timeout(&p, timeouts[i]), ZC_OK);
-        assert_true(now_ns() - start >= 300 * MS);
-        assert_true(thread_cpu_ns() - cpu < 100 * MS); /* asleep, not spinning */
-        assert_int_equal(t.payload, 42);
-        pthread_join(t.thread, NULL);
-        zc_parker_destroy(&p);
-    }
+    park_waits_out_a_late_wake(((uint64_t)1 << 32) * 1000000000u + 100 * MS); /* 2^32 s + 0.1 s */
+    park_waits_out_a_late_wake((((uint64_t)1 << 31) + 1) * 1000000000u);      /* 2^31 s + 1 s */
+}
+
+/* Timeouts just short of UINT64_MAX (which means no limit): the clock's reading plus the
+ * timeout passes 2^64, and a deadline computed without a check wraps into the past, so
+ * the park timed out at once (seen when park.c's check was taken out). Waited out asleep,
+ * as any other timeout. */
+static void test_park_timeouts_whose_deadline_passes_2_to_the_64_are_waited_out(
+    void **unused) {
+    (void)unused;
+    park_waits_out_a_late_wake(UINT64_MAX - 1);
+    park_waits_out_a_late_wake(UINT64_MAX - now_ns() / 2);
 }
 
 /* Two threads hand a turn back and forth, each waking the other and parking: a lost
@@ -263,6 +275,7 @@ int main(void) {
         cmocka_unit_test(test_wake_from_another_thread_ends_a_timed_park_before_its_timeout),
         cmocka_unit_test(test_park_timeout_of_uint64_max_waits_for_a_wake),
         cmocka_unit_test(test_park_timeouts_too_long_for_a_32_bit_time_t_are_waited_out_asleep),
+        cmocka_unit_test(test_park_timeouts_whose_deadline_passes_2_to_the_64_are_waited_out),
         cmocka_unit_test(test_ping_pong_between_two_threads_loses_no_wake),
         cmocka_unit_test(test_null_parker_is_rejected_or_ignored),
     };
