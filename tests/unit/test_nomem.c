@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <zchan/batch.h>
 #include <zchan/mpmc.h>
 
 #include "counting_waker.h"
@@ -157,6 +158,46 @@ test_unbounded_send_future_that_cannot_grow_returns_enomem_and_can_retry(void **
     check_unbounded_send_enomem(45, true);
 }
 
+/* A batch send on an unbounded channel that runs out of memory part way: ZC_ENOMEM, and
+ * *sent counts exactly the messages that went in (those the current segment had room
+ * for), with or without ZC_ALL_OR_NOTHING (batch.h: "an allocation failure in the middle
+ * leaves the first *sent sent even with the flag"). A count short of what went in would
+ * have the caller send them twice: with the unbounded path's cut batch reported as its
+ * failing push's status alone, *sent was 0 (a mutation of batch.c that no test caught). */
+static void test_unbounded_batch_send_cut_by_enomem_counts_what_it_sent(void **state) {
+    (void)state;
+    const unsigned flags[] = {0, ZC_ALL_OR_NOTHING};
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+        zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+        zc_sender *tx;
+        zc_receiver *rx;
+        assert_int_equal(zc_unbounded(&cfg, &tx, &rx), ZC_OK);
+        uint64_t first = 1000, msgs[100];
+        for (uint64_t i = 0; i < 100; i++) msgs[i] = 2000 + i;
+        assert_int_equal(zc_try_send(tx, &first), ZC_OK); /* the first segment is there */
+
+        allocs_left = 0;
+        size_t sent = 12345;
+        assert_int_equal(zc_try_send_many(tx, msgs, 100, &sent, flags[f]), ZC_ENOMEM);
+        allocs_left = -1;
+        assert_true(sent > 0 && sent < 100); /* the segment had room for some, not all */
+        zc_info info;
+        assert_int_equal(zc_sender_info(tx, &info), ZC_OK);
+        assert_int_equal(info.len, 1 + sent);
+
+        uint64_t got = 0;
+        assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+        assert_int_equal(got, first);
+        for (size_t i = 0; i < sent; i++) {
+            assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+            assert_int_equal(got, msgs[i]);
+        }
+        assert_int_equal(zc_try_recv(rx, &got), ZC_EMPTY);
+        zc_sender_drop(tx);
+        zc_receiver_drop(rx);
+    }
+}
+
 static void test_bounded_send_and_recv_never_allocate(void **state) {
     (void)state;
     zc_config cfg = {sizeof(uint64_t), NULL, NULL};
@@ -195,6 +236,8 @@ int main(void) {
         cmocka_unit_test_teardown(
             test_unbounded_send_future_that_cannot_grow_returns_enomem_and_can_retry,
             reset_allocator),
+        cmocka_unit_test_teardown(test_unbounded_batch_send_cut_by_enomem_counts_what_it_sent,
+                                  reset_allocator),
         cmocka_unit_test_teardown(test_bounded_send_and_recv_never_allocate,
                                   reset_allocator),
     };
