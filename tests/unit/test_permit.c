@@ -568,39 +568,54 @@ static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void 
     fixture_done(&fx);
 }
 
-/* A receive future waits behind a held permit under an executor that polls inside the
- * wake, and the channel is closed. Behind the permit the receive is still ZC_PENDING
- * (the commit is to come), so the woken future registers again from inside its wake;
- * the close must not pop it again and again (it did, for ever: found by a break test).
- * The commit then wakes it with the message. */
-static zc_recv behind_permit;
-static uint64_t behind_permit_got;
-static unsigned behind_permit_wakes;
-static zc_status behind_permit_status;
+/* Two receive futures wait behind a held permit under an executor that polls inside the
+ * wake, and the channel is closed. Behind the permit a receive is still ZC_PENDING (the
+ * commit is to come), so each woken future registers again from inside its wake; the
+ * close must not pop it again and again (it did, for ever: found by a break test), and
+ * must wake the other one too (only close wakes all, rule 5): a future registering
+ * again during the close goes to the back, not to the front, where a woken waiter that
+ * registers again keeps its turn (with it at the front, the close woke the first
+ * receiver twice and never the second: a mutation no test caught). The commit on the
+ * closed channel then wakes both: the first takes the message, the second is told
+ * ZC_CLOSED. */
+typedef struct behind_permit {
+    zc_recv f;
+    uint64_t got;
+    unsigned wakes;
+    zc_status status;
+} behind_permit;
 
 static void behind_permit_wake(void *ctx) {
-    (void)ctx;
-    behind_permit_wakes++;
-    zc_waker w = {behind_permit_wake, NULL};
-    behind_permit_status = zc_recv_poll(&behind_permit, &w, &behind_permit_got);
+    behind_permit *b = ctx;
+    b->wakes++;
+    zc_waker w = {behind_permit_wake, b};
+    b->status = zc_recv_poll(&b->f, &w, &b->got);
 }
 
-static void test_close_wakes_an_inline_receiver_behind_a_permit_once(void **state) {
+static void test_close_wakes_each_inline_receiver_behind_a_permit_once(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 2);
     zc_permit p;
     reserve_ok(fx.tx, &p);
-    zc_recv_init(&behind_permit, fx.rx);
-    behind_permit_wakes = 0;
-    zc_waker w = {behind_permit_wake, NULL};
-    expect_poll_pending(&behind_permit, &w);
+    behind_permit rs[2];
+    for (int i = 0; i < 2; i++) {
+        rs[i] = (behind_permit){.wakes = 0};
+        zc_recv_init(&rs[i].f, fx.rx);
+        zc_waker w = {behind_permit_wake, &rs[i]};
+        expect_poll_pending(&rs[i].f, &w);
+    }
     assert_true(zc_sender_close(fx.tx));
-    assert_int_equal(behind_permit_wakes, 1);
-    assert_int_equal(behind_permit_status, ZC_PENDING);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rs[i].wakes, 1);
+        assert_int_equal(rs[i].status, ZC_PENDING);
+    }
     commit_u64(&p, 77);
-    assert_int_equal(behind_permit_status, ZC_OK);
-    assert_int_equal(behind_permit_got, 77);
+    assert_int_equal(rs[0].wakes, 2);
+    assert_int_equal(rs[0].status, ZC_OK);
+    assert_int_equal(rs[0].got, 77);
+    assert_int_equal(rs[1].wakes, 2);
+    assert_int_equal(rs[1].status, ZC_CLOSED);
     fixture_done(&fx);
 }
 
@@ -678,7 +693,7 @@ int main(void) {
         cmocka_unit_test(test_bad_arguments_are_einval),
         cmocka_unit_test(
             test_commit_letting_many_through_to_inline_receivers_does_not_nest_their_wakes),
-        cmocka_unit_test(test_close_wakes_an_inline_receiver_behind_a_permit_once),
+        cmocka_unit_test(test_close_wakes_each_inline_receiver_behind_a_permit_once),
         cmocka_unit_test(test_release_freeing_many_slots_wakes_inline_senders_once_each),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
