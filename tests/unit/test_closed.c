@@ -1,6 +1,11 @@
 /* Unit tests of the sender-closed and receiver-closed futures (zchan/closed.h): they
  * pend while the other side lives, complete (one wake each) when it is gone or the
- * channel is closed, stay complete, and never wake after cancel. */
+ * channel is closed, stay complete, never wake after cancel, and return from a completing
+ * poll only once a wake still running has returned. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* nanosleep under -std=c11 */
+#endif
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,7 +13,10 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include <zchan/block.h>
 #include <zchan/closed.h>
@@ -201,6 +209,46 @@ static void test_parked_thread_learns_that_no_receiver_is_left(void **state) {
     }
 }
 
+/* Waker rule 3 for these futures: once a poll returns ZC_OK, no call of the waker is
+ * still running. A thread drops the last receiver; the close calls the waiting future's
+ * wake, which takes 50 ms; the main thread polls the future meanwhile: the poll must not
+ * return before that wake has (it waits for it while taking its node off the list).
+ * Without that step, the poll returned at once with the wake still running on its
+ * context, which the task could have freed (a mutation of closed.c no test caught). */
+static atomic_int slow_wake_stage; /* 0: not called, 1: running, 2: returned */
+
+static void slow_wake(void *ctx) {
+    (void)ctx;
+    atomic_store(&slow_wake_stage, 1);
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    atomic_store(&slow_wake_stage, 2);
+}
+
+static void *drop_receiver(void *rx) {
+    zc_receiver_drop(rx);
+    return NULL;
+}
+
+static void test_poll_that_completes_waits_for_a_wake_still_running(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    atomic_store(&slow_wake_stage, 0);
+    zc_sender_closed c;
+    zc_sender_closed_init(&c, f.tx);
+    zc_waker slow = {slow_wake, NULL};
+    assert_int_equal(zc_sender_closed_poll(&c, &slow), ZC_PENDING);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, drop_receiver, f.rx), 0);
+    while (atomic_load(&slow_wake_stage) == 0) sched_yield();
+    assert_int_equal(zc_sender_closed_poll(&c, &f.w[0]), ZC_OK);
+    assert_int_equal(atomic_load(&slow_wake_stage), 2);
+    assert_int_equal(wakes(&f, 0), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    zc_sender_drop(f.tx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sender_closed_completes_when_the_last_receiver_is_dropped),
@@ -211,6 +259,7 @@ int main(void) {
         cmocka_unit_test(test_cancelled_future_is_not_woken_by_the_close),
         cmocka_unit_test(test_bad_arguments_are_einval_and_register_nothing),
         cmocka_unit_test(test_parked_thread_learns_that_no_receiver_is_left),
+        cmocka_unit_test(test_poll_that_completes_waits_for_a_wake_still_running),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
