@@ -4,8 +4,8 @@
 # AddressSanitizer+UBSan (clang) and ThreadSanitizer (gcc); the unit tests with the
 # condvar parker; the reliability tests and a 30 s soak with the library's race-window
 # hooks; the public-header contract check; the installed-package test; valgrind, aarch64
-# under qemu-user, 32-bit x86 (i686), a short fuzz run; and the benchmarks in quick mode
-# with a check of their summary script.
+# under qemu-user, 32-bit x86 (i686), a short fuzz run; mutants of the library that the
+# tests must catch; and the benchmarks in quick mode with a check of their summary script.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Ends with a
 # line "N passed, M failed" (N, M count tests) and exits non-zero if anything failed.
 # Usage: scripts/test.sh
@@ -82,6 +82,10 @@ zc_need_packages python3 gnuplot-nox libglib2.0-dev libck-dev dpdk-dev || exit 1
 BENCH_BUILD_DIR=$PWD/build/bench step bench bench/run.sh --quick
 step summarize bench/test_summarize.sh
 step placement bench/test_placement.sh build/bench
+# Mutants of src/ that the tests must catch, each against the test named for it, in a
+# scratch copy (python3 is installed above); `tests/mutants/run.py --all` runs every one
+# against the whole suite.
+step mutants tests/mutants/run.py
 
 echo
 echo "== zchan tests, by step"

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Mutation check: do the tests fail when the library is wrong?
+
+Each mutant below is one small change to src/ (a condition dropped, a count left out, a
+wake not made) that breaks a promise of the contract. The runner copies the tracked files
+to a scratch folder, builds them with a CMake preset, and for each mutant applies the
+change, rebuilds and runs tests: a mutant is KILLED when a test fails (or the run hangs
+past its limit), and SURVIVED when every test passes, which means no test checks what
+the changed line does. The change is undone before the next one; the checkout itself is
+never touched.
+
+Usage: tests/mutants/run.py [--all] [--preset NAME] [--keep DIR] [ID...]
+  (default)  the mutants that name a test: build that test alone and run it (about 10 s
+             each; CI runs these)
+  --all      every mutant, each against the whole preset's ctest (less the 8-thread
+             stress run and the model), which takes 15-40 s a mutant
+  ID...      only these mutants
+Exit status 1 if any mutant survived.
+
+The session-24 run (every mutant, presets dev and hooks) also left the ones in SURVIVORS,
+each with why it is kept out (equivalent to the original in what can be observed, or
+reachable only in a race that no test can hold open).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Mutant:
+    def __init__(self, ident, path, old, new, test=None, preset="dev"):
+        self.ident, self.path, self.old, self.new = ident, path, old, new
+        self.test = test  # a ctest name that fails on it; None: only the whole run
+        self.preset = preset
+
+
+MUTANTS = [
+    # ---- caught by a named test (the default run) ----
+    Mutant("deadline_wraps", "src/park.c",
+           "return timeout_ns >= ZC__NO_DEADLINE - now ? ZC__NO_DEADLINE : now + timeout_ns;",
+           "return now + timeout_ns;", test="test_park"),
+    Mutant("batch_cut_uncounted", "src/batch.c",
+           "        if (k > 0) s = ZC_OK;\n", "", test="test_nomem"),
+    Mutant("requeue_front_in_notify_all", "src/waitlist.c",
+           "link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);",
+           "link_node(wl, node, st == ZC__WOKEN);", test="test_permit"),
+    Mutant("wake_done_ignored", "src/waitlist.c",
+           "    if (n && f->ctx == ctx) {", "    if (n && f->ctx == ctx && 0) {",
+           test="test_waitlist"),
+    Mutant("closed_poll_keeps_node", "src/closed.c",
+           "    zc__waitlist_unregister(&ch->close_waiters, node); /* rule 3: no wake after ZC_OK */",
+           "", test="test_closed"),
+    Mutant("send_spin_misses_close", "src/chan.h",
+           "return zc__ring_is_closed(&ch->q.ring) ? ZC_CLOSED : ZC_FULL; /* tail: our own line */",
+           "return ZC_FULL;", test="test_yield"),
+    Mutant("owed_wake_past_held", "src/waitlist.c",
+           "if (there <= (held < i ? held : i)) return;",
+           "if (there < (held < i ? held : i)) return;", test="test_broadcast"),
+    Mutant("requeue_at_back", "src/waitlist.c",
+           "link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);",
+           "link_node(wl, node, false);", test="test_batch"),
+    Mutant("notified_not_taken_back", "src/waitlist.c",
+           "                atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);\n"
+           "                node->zc__flags |= ZC__REQUEUED;",
+           "                node->zc__flags |= ZC__REQUEUED;", test="test_waitlist"),
+    Mutant("pass_on_nests", "src/waitlist.c",
+           "if (!outermost || (outermost == tl_waking && !outermost->in_wake)) {", "if (1) {",
+           test="test_batch"),
+    Mutant("spin_recv_misses_close", "src/chan.h",
+           "    if (recv && sp->yields == 0 && ch->bounded && zc__ring_is_closed(&ch->q.ring))\n"
+           "        return false;\n", "", test="test_yield"),
+    Mutant("lone_stage_for_realtime", "src/chan.h",
+           "            if (!zc__thread_shares_fairly()) return false;\n", "", test="test_yield"),
+    Mutant("select_no_rotation", "src/select.c",
+           "s->zc__start = i + 1 < n ? i + 1 : 0;", "(void)0;", test="test_select"),
+    Mutant("select_order_ignored", "src/select.c",
+           "size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;",
+           "size_t start = s->zc__start;", test="test_select"),
+    Mutant("select_keeps_absorbed_wake", "src/select.c",
+           "        case_pass_on(case_chan(c), case_is_recv(c));", "", test="test_select"),
+    Mutant("lag_short_by_one", "src/broadcast.c",
+           "uint64_t lag = ch->head - rx->pos;", "uint64_t lag = ch->head - rx->pos - 1;",
+           test="test_broadcast"),
+    Mutant("overwrite_not_dropped", "src/broadcast.c",
+           "        drop_held(ch, ch->head);\n        ch->rem", "        ch->rem",
+           test="test_broadcast"),
+    Mutant("bcast_copy_not_clone", "src/broadcast.c",
+           "    } else if (ch->clone_msg) {\n        ch->clone_msg(out, msg, ch->ctx);",
+           "    } else if (0) {\n        ch->clone_msg(out, msg, ch->ctx);", test="test_broadcast"),
+    Mutant("batch_all_takes_part", "src/ring_batch.c",
+           "if (k == n || (k > 0 && !all)) {", "if (k == n || k > 0) {", test="test_batch"),
+    Mutant("permit_before_deadline", "src/park.c",
+           "    if (take_permit(state)) return ZC_OK;\n"
+           "    if (zc__deadline_passed(deadline_ns)) return ZC_TIMEDOUT;",
+           "    if (zc__deadline_passed(deadline_ns)) return ZC_TIMEDOUT;\n"
+           "    if (take_permit(state)) return ZC_OK;", test="test_park"),
+    Mutant("waking_frame_innermost_only", "src/waitlist.c",
+           "for (struct waking *f = tl_waking; f; f = f->outer) {\n        if (f->node != n) continue;",
+           "for (struct waking *f = tl_waking; f; f = NULL) {\n        if (f->node != n) continue;",
+           test="test_waitlist"),
+    Mutant("fd_writes_every_wake", "src/fd.c",
+           "        return; /* a wake since the last drain has written, or is writing, already */",
+           "        (void)0;", test="test_fd"),
+    Mutant("lagging_drop_from_pos", "src/broadcast.c",
+           "for (uint64_t s = rx->pos > ch->head ? rx->pos : ch->head; s < ch->tail; s++)\n"
+           "        if (--ch->rem", "for (uint64_t s = rx->pos; s < ch->tail; s++)\n        if (--ch->rem",
+           test="test_broadcast"),
+    Mutant("clone_adds_no_reader", "src/broadcast.c",
+           "        for (uint64_t s = r->pos > ch->head ? r->pos : ch->head; s < ch->tail; s++)\n"
+           "            ch->rem[slot_of(ch, s)]++;", "        (void)0;", test="test_broadcast"),
+    Mutant("bcast_drop_wakes_no_sender", "src/broadcast.c",
+           "    else\n        wake_senders(ch, freed);", "    else\n        (void)freed;"),
+    Mutant("bcast_keeps_absorbed_wake", "src/broadcast.c",
+           "    if (zc__waitlist_unregister(&ch->send_waiters, node)) pass_on_send(ch);",
+           "    (void)zc__waitlist_unregister(&ch->send_waiters, node);", test="test_broadcast"),
+    Mutant("bcast_send_wakes_one_receiver", "src/broadcast.c",
+           "    while (n-- > 0 && zc__waitlist_notify_one(&ch->recv_waiters)) {",
+           "    while (n-- > 0 && zc__waitlist_notify_one(&ch->recv_waiters)) { break;"),
+    Mutant("bcast_close_wakes_no_sender", "src/broadcast.c",
+           "    zc__waitlist_notify_all(&ch->recv_waiters);\n    zc__waitlist_notify_all(&ch->send_waiters);",
+           "    zc__waitlist_notify_all(&ch->recv_waiters);", test="test_broadcast"),
+    # ---- caught only by the whole run (stress, fuzz corpus, scenarios) ----
+    Mutant("owed_wakes_stop_after_first", "src/waitlist.c",
+           "if (there <= (held < i ? held : i)) return;", "(void)there; (void)held; return;"),
+    Mutant("spare_segment_not_zeroed", "src/segq.c", "        memset(s, 0, q->seg_bytes);\n", ""),
+    Mutant("segment_freed_under_reader", "src/segq.c", "    return all != 0;",
+           "    (void)all; return true;"),
+    Mutant("ring_wraps_late", "src/ring.h",
+           "return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;",
+           "return index + 1 <= r->cap ? pos + 1 : lap + r->one_lap;"),
+    Mutant("tail_holes_ignored", "src/ring.h",
+           "return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);",
+           "return s + r->one_lap == pos + 1;"),
+    Mutant("notify_all_until_empty", "src/waitlist.c",
+           "while (n-- > 0 && zc__waitlist_notify_one(wl)) {",
+           "(void)n; while (zc__waitlist_notify_one(wl)) {"),
+    Mutant("requeued_wake_dropped", "src/waitlist.c",
+           "            return requeued;", "            (void)requeued; return false;"),
+    Mutant("holes_not_owed", "src/chan.c", "    n += skip_holes_at_head(ch);\n", ""),
+    Mutant("pass_on_recv_unchecked", "src/chan.c",
+           "if (zc__waitlist_has_waiters(&ch->recv_waiters) &&\n"
+           "        zc__waitlist_wake_has_work(&ch->recv_waiters, recv_avail, ch))",
+           "if (zc__waitlist_has_waiters(&ch->recv_waiters))"),
+    Mutant("self_wake_skipped", "src/future.c",
+           "if (!zc__chan_finish_send(ch, node) || !registered) zc__wake_self(w);",
+           "zc__chan_finish_send(ch, node);"),
+    Mutant("self_wake_twice", "src/future.c",
+           "if (!zc__chan_finish_send(ch, node) || !registered) zc__wake_self(w);",
+           "zc__chan_finish_send(ch, node); zc__wake_self(w);", preset="hooks"),
+    Mutant("send_owes_no_wake", "src/future.c",
+           "if (publishes && s == ZC_OK) zc__chan_wake_receiver(ch);", "(void)publishes;"),
+    Mutant("done_future_sends_again", "src/future.c",
+           "    if (f->zc__done) return (zc_status)(f->zc__done - 1);\n"
+           "    zc__chan *ch = f->zc__tx->ch;", "    zc__chan *ch = f->zc__tx->ch;"),
+    Mutant("spin_misses_close_after_slice", "src/chan.h",
+           "sp->over = zc__ring_is_closed(&ch->q.ring);", "sp->over = false;"),
+    Mutant("commit_lets_one_through", "src/permit.c",
+           "zc__chan_wake_receivers(ch, run > 0 ? run : 1);",
+           "(void)run; zc__chan_wake_receivers(ch, 1);"),
+    Mutant("release_after_drop_einval", "src/permit.c",
+           "if (s != ZC_OK) return s == ZC_CLOSED && hole_status(ch) == ZC_CLOSED ? ZC_OK : ZC_EINVAL;",
+           "if (s != ZC_OK) return ZC_EINVAL;"),
+    Mutant("abandoned_commit_einval", "src/ring.c",
+           "if (now != reserved) return now == ((pos + 1) | r->mark_bit) ? ZC_CLOSED : ZC_EINVAL;",
+           "if (now != reserved) return ZC_EINVAL;"),
+    Mutant("timed_wait_ignores_self_wakes", "src/block_on.h",
+           "((s = poll(op, &waker)) == ZC_PENDING &&\n"
+           "                            zc__deadline_passed(deadline_ns))",
+           "((s = poll(op, &waker)) == ZC_PENDING && 0)", preset="hooks"),
+    Mutant("segment_fast_path_overruns", "src/segq.h",
+           "offset + 1 < ZC__SEG_CAP &&", "offset < ZC__SEG_CAP &&"),
+    Mutant("bcast_head_stops_early", "src/broadcast.c",
+           "    while (ch->head < ch->tail && ch->rem[slot_of(ch, ch->head)] == 0) {\n"
+           "        ch->head++;",
+           "    if (ch->head < ch->tail && ch->rem[slot_of(ch, ch->head)] == 0) {\n"
+           "        ch->head++;"),
+    Mutant("batch_recv_misses_close", "src/ring_batch.c",
+           "if ((tail & ~r->mark_bit) == head) return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;",
+           "if ((tail & ~r->mark_bit) == head) return ZC_EMPTY;"),
+    Mutant("select_recv_owes_no_wake", "src/select.c",
+           "        zc__chan_wake_senders(ch, owed);", "        (void)owed;"),
+    Mutant("release_skips_no_holes", "src/ring.c",
+           "    if (head == pos) *freed = zc__ring_skip_holes(r, head);", "    (void)head;"),
+    Mutant("ready_run_stops_at_hole", "src/ring.c",
+           "        else if (stamp != ((pos + 1) | r->mark_bit))\n            break;",
+           "        else\n            break;"),
+    Mutant("discard_keeps_reservation", "src/ring.c",
+           "                                                        (head + 1) | r->mark_bit,",
+           "                                                        reserved,"),
+    Mutant("full_ring_len_zero", "src/ring.c",
+           "        return (tail & ~r->mark_bit) == head ? 0 : r->cap;", "        return 0;"),
+]
+
+# Left by the session-24 run (dev and hooks), and why no test is asked of them.
+SURVIVORS = {
+    "waitlist.c notify_owed: `there <= i` (held ignored)":
+        "differs only when waiters woken by this very call have acted and did not pass "
+        "their wake-up on; every one that completes passes it on, so no run found a wake "
+        "missing",
+    "chan.c pass_on_send without skipping holes first":
+        "a hole at head with senders waiting is skipped by whoever moves head onto it; "
+        "only a race leaves one there",
+    "chan.c recv_avail / chan_room not 0 once closed":
+        "the pass-ons they gate are deferred to the outermost wake (waitlist.c), so the "
+        "nesting they once caused cannot come back; a closed channel's wakes are close's",
+    "chan.h recv_quiet: a skipped hole owes no wake":
+        "a receive meets a hole at head only in a race (see above)",
+    "ring_batch.c push_many: a skipped hole not counted in *freed": "as above",
+    "batch.c: all-or-nothing waits out ZC_PENDING only once begun":
+        "the caller's loop comes back with begun set, and waits it out then",
+    "segq.c: head's 'not in the last segment' mark never set":
+        "a shortcut: without it every receive reads tail, same results",
+    "closed.c: no re-check after registering":
+        "needs a close between the first check and the registration",
+    "ring.c pop_marked: a reservation at head is ZC_EMPTY without the seq_cst re-read":
+        "that re-read is the receiver's half of the Dekker pairing with a commit's CAS; "
+        "leaving it out loses a wake only if the two cross in the store buffers",
+    "broadcast.c send_room not 0 once closed":
+        "as chan.c's: the close has woken every sender already",
+}
+
+
+def run(cmd, cwd, limit=None):
+    try:
+        return subprocess.run(cmd, cwd=cwd, shell=True, capture_output=True, text=True,
+                              timeout=limit).returncode
+    except subprocess.TimeoutExpired:
+        return "hang"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--all", action="store_true")
+    ap.add_argument("--preset", default=None, help="only the mutants of this preset")
+    ap.add_argument("--keep", help="scratch folder to use and keep (default: a temporary one)")
+    ap.add_argument("ids", nargs="*")
+    o = ap.parse_args()
+    chosen = [m for m in MUTANTS if (not o.ids or m.ident in o.ids)
+              and (o.all or o.ids or m.test) and (not o.preset or m.preset == o.preset)]
+    unknown = set(o.ids) - {m.ident for m in MUTANTS}
+    if unknown:
+        sys.exit("no such mutant: " + ", ".join(sorted(unknown)))
+
+    scratch = o.keep or tempfile.mkdtemp(prefix="zchan-mutants-")
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for f in filter(None, files):
+        dst = os.path.join(scratch, f)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, f), dst)
+
+    # The selection must pass before any change, or a failure would say nothing.
+    for preset in sorted({m.preset for m in chosen}):
+        named = sorted({m.test for m in chosen if m.preset == preset and m.test})
+        if o.all or not named:
+            build = f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset}"
+            which = "-E 'stress_mpmc_p8c2|model'"
+        else:
+            build = (f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset}"
+                     f" --target {' '.join(named)}")
+            which = "-R '^(" + "|".join(named) + ")$'"
+        if run(build, scratch) != 0 or run(f"ctest --preset {preset} {which}", scratch) != 0:
+            sys.exit(f"the tests fail (or do not build) with no mutant, preset {preset}: "
+                     f"see {scratch}")
+
+    survived = 0
+    for m in chosen:
+        path = os.path.join(scratch, m.path)
+        with open(path) as fh:
+            src = fh.read()
+        if src.count(m.old) != 1:
+            print(f"{m.ident}: the line to change is not there once (src/ changed?)")
+            survived += 1
+            continue
+        t0 = time.time()
+        with open(path, "w") as fh:
+            fh.write(src.replace(m.old, m.new))
+        try:
+            target = f"--target {m.test}" if m.test and not o.all else ""
+            build = f"cmake --preset {m.preset} >/dev/null && cmake --build --preset {m.preset} {target}"
+            if run(build, scratch) != 0:
+                verdict = "did not build"
+                survived += 1
+            else:
+                which = f"-R '^{m.test}$'" if m.test and not o.all else "-E 'stress_mpmc_p8c2|model'"
+                rc = run(f"ctest --preset {m.preset} {which} --timeout 60 --stop-on-failure",
+                         scratch, limit=300)
+                verdict = "killed (hung)" if rc == "hang" else "killed" if rc != 0 else "SURVIVED"
+                survived += verdict == "SURVIVED"
+        finally:
+            with open(path, "w") as fh:
+                fh.write(src)
+        print(f"{m.ident:34} {m.preset:6} {verdict} ({time.time() - t0:.0f} s)", flush=True)
+    if not o.keep:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"mutants: {len(chosen) - survived} killed, {survived} survived")
+    return 1 if survived else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
