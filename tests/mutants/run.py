@@ -233,6 +233,15 @@ def run(cmd, cwd, limit=None):
         return "hang"
 
 
+def commands(preset, tests):
+    """The build and ctest commands for these tests of preset (None: the whole suite)."""
+    build = f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset}"
+    if tests is None:
+        return build, f"ctest --preset {preset} -E 'stress_mpmc_p8c2|model'"
+    return (f"{build} --target {' '.join(tests)}",
+            f"ctest --preset {preset} -R '^({'|'.join(tests)})$'")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--all", action="store_true")
@@ -256,15 +265,10 @@ def main():
 
     # The selection must pass before any change, or a failure would say nothing.
     for preset in sorted({m.preset for m in chosen}):
-        named = sorted({m.test for m in chosen if m.preset == preset and m.test})
-        if o.all or not named:
-            build = f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset}"
-            which = "-E 'stress_mpmc_p8c2|model'"
-        else:
-            build = (f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset}"
-                     f" --target {' '.join(named)}")
-            which = "-R '^(" + "|".join(named) + ")$'"
-        if run(build, scratch) != 0 or run(f"ctest --preset {preset} {which}", scratch) != 0:
+        mine = [m for m in chosen if m.preset == preset]
+        whole = o.all or any(not m.test for m in mine)
+        build, test = commands(preset, None if whole else sorted({m.test for m in mine}))
+        if run(build, scratch) != 0 or run(test, scratch) != 0:
             sys.exit(f"the tests fail (or do not build) with no mutant, preset {preset}: "
                      f"see {scratch}")
 
@@ -281,15 +285,12 @@ def main():
         with open(path, "w") as fh:
             fh.write(src.replace(m.old, m.new))
         try:
-            target = f"--target {m.test}" if m.test and not o.all else ""
-            build = f"cmake --preset {m.preset} >/dev/null && cmake --build --preset {m.preset} {target}"
+            build, test = commands(m.preset, [m.test] if m.test and not o.all else None)
             if run(build, scratch) != 0:
                 verdict = "did not build"
                 survived += 1
             else:
-                which = f"-R '^{m.test}$'" if m.test and not o.all else "-E 'stress_mpmc_p8c2|model'"
-                rc = run(f"ctest --preset {m.preset} {which} --timeout 60 --stop-on-failure",
-                         scratch, limit=300)
+                rc = run(f"{test} --timeout 60 --stop-on-failure", scratch, limit=300)
                 verdict = "killed (hung)" if rc == "hang" else "killed" if rc != 0 else "SURVIVED"
                 survived += verdict == "SURVIVED"
         finally:
