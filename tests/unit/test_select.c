@@ -477,6 +477,40 @@ static void test_disable_of_a_pending_case_unlinks_it_at_once(void **state) {
     fixture_done(&f);
 }
 
+/* Disabling a case whose node was woken passes that wake-up on (select.h: "the case is
+ * first taken off its channel's waiter list, passing on any wake-up it had absorbed"):
+ * a receive future waiting behind the select's case on channel 0 gets the message's
+ * wake. (Kept by the disabled case, it was lost: a mutation of select.c no test caught.) */
+static void test_disable_of_a_woken_case_passes_its_wake_to_the_next_receiver(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    counting_waker other;
+    counting_waker_init(&other);
+    zc_waker ow = counting_waker_of(&other);
+    zc_recv r;
+    zc_recv_init(&r, f.rx[0]);
+    uint64_t got = 0;
+    assert_int_equal(zc_recv_poll(&r, &ow, &got), ZC_PENDING); /* behind the select */
+    send_u64(f.tx[0], 42);
+    assert_int_equal(wakes(&f), 1); /* the select's case was first in line */
+    assert_int_equal(counting_waker_count(&other), 0);
+    zc_select_disable(&s, 0);
+    assert_int_equal(counting_waker_count(&other), 1); /* passed on */
+    assert_int_equal(zc_recv_poll(&r, &ow, &got), ZC_OK);
+    assert_int_equal(got, 42);
+    assert_int_equal(out[0], 0xdeadbeef); /* the disabled case took nothing */
+    zc_select_cancel(&s);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
 /* A wake that polls the select from inside itself (an inline executor). */
 typedef struct inline_poll {
     zc_select *s;
@@ -843,6 +877,7 @@ int main(void) {
         cmocka_unit_test(test_close_of_one_channel_wakes_the_select_and_nothing_stays_linked),
         cmocka_unit_test(test_closed_case_is_reported_until_disabled_and_then_the_select_ends),
         cmocka_unit_test(test_disable_of_a_pending_case_unlinks_it_at_once),
+        cmocka_unit_test(test_disable_of_a_woken_case_passes_its_wake_to_the_next_receiver),
         cmocka_unit_test(test_wake_that_polls_the_select_inline_completes_it),
         cmocka_unit_test(
             test_select_with_three_cases_on_one_channel_does_not_wake_itself_completing),
