@@ -14,6 +14,7 @@
 
 #include <zchan/batch.h>
 #include <zchan/mpmc.h>
+#include <zchan/permit.h>
 
 #include "counting_waker.h"
 
@@ -198,6 +199,44 @@ static void test_unbounded_batch_send_cut_by_enomem_counts_what_it_sent(void **s
     }
 }
 
+/* An unbounded permit's commit that cannot grow the channel: ZC_ENOMEM, nothing sent,
+ * and the permit still holds its place (permit.h: "commit again or release"): once
+ * memory is back the same permit commits, and the message is received. (With the permit
+ * emptied on ZC_ENOMEM, the second commit said ZC_EINVAL: a mutation of permit.c no
+ * test caught.) */
+static void test_unbounded_commit_cut_by_enomem_keeps_the_permit(void **state) {
+    (void)state;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_unbounded(&cfg, &tx, &rx), ZC_OK);
+    zc_permit p;
+    assert_int_equal(zc_try_reserve(tx, &p), ZC_OK);
+    uint64_t v = 0;
+    allocs_left = 0;
+    zc_status s;
+    while ((s = zc_try_send(tx, &v)) == ZC_OK) v++; /* fill what is allocated */
+    assert_int_equal(s, ZC_ENOMEM);
+    uint64_t msg = 777;
+    assert_int_equal(zc_permit_commit(&p, &msg), ZC_ENOMEM);
+    zc_info info;
+    assert_int_equal(zc_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, v); /* the commit added nothing */
+    allocs_left = -1;
+    assert_int_equal(zc_permit_commit(&p, &msg), ZC_OK);
+    assert_int_equal(zc_permit_commit(&p, &msg), ZC_EINVAL); /* now empty */
+    uint64_t got = 0;
+    for (uint64_t i = 0; i < v; i++) {
+        assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+        assert_int_equal(got, i);
+    }
+    assert_int_equal(zc_try_recv(rx, &got), ZC_OK);
+    assert_int_equal(got, 777);
+    assert_int_equal(zc_try_recv(rx, &got), ZC_EMPTY);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 static void test_bounded_send_and_recv_never_allocate(void **state) {
     (void)state;
     zc_config cfg = {sizeof(uint64_t), NULL, NULL};
@@ -237,6 +276,8 @@ int main(void) {
             test_unbounded_send_future_that_cannot_grow_returns_enomem_and_can_retry,
             reset_allocator),
         cmocka_unit_test_teardown(test_unbounded_batch_send_cut_by_enomem_counts_what_it_sent,
+                                  reset_allocator),
+        cmocka_unit_test_teardown(test_unbounded_commit_cut_by_enomem_keeps_the_permit,
                                   reset_allocator),
         cmocka_unit_test_teardown(test_bounded_send_and_recv_never_allocate,
                                   reset_allocator),
