@@ -215,7 +215,10 @@ static void test_parked_thread_learns_that_no_receiver_is_left(void **state) {
  * return before that wake has (it waits for it while taking its node off the list).
  * Without that step, the poll returned at once with the wake still running on its
  * context, which the task could have freed (a mutation of closed.c no test caught). */
-static atomic_int slow_wake_stage; /* 0: not called, 1: running, 2: returned */
+/* 0: not called, 1: running, 2: returned. seq_cst (the plain atomic_load/store): the
+ * store of 2 in the waking thread and the main thread's load after its poll are the
+ * pair the test checks; the library's [W1]/[W2] make the poll wait for that store. */
+static atomic_int slow_wake_stage;
 
 static void slow_wake(void *ctx) {
     (void)ctx;
