@@ -16,7 +16,9 @@
  *                                          link, happen before the next push and poll.
  *   [P3] release store of SCHEDULED     -> [P1]: the same for a task polled again.
  * The run queue, the live count and the sleeping/idle flags are under ex->mu, whose
- * unlock/lock also orders a push before the pop of the same task.
+ * unlock/lock also orders a push before the pop of the same task. A single-thread
+ * executor's local queue, like a worker's LIFO slot, is only touched by the thread that
+ * runs its tasks, so it needs no order at all.
  */
 #include "executor.h"
 
@@ -36,6 +38,7 @@ struct ex_executor {
     size_t live;          /* spawned and not yet done */
     /* single-thread executor (nworkers == 0) */
     bool sleeping;        /* ex_run found nothing to do and parks (or is about to) */
+    ex_task *local_head, *local_tail; /* woken on ex_run's thread: that thread's alone */
     zc_parker parker;
     /* pool (nworkers >= 1) */
     unsigned idle;        /* workers waiting on work_cv */
@@ -46,10 +49,12 @@ struct ex_executor {
     pthread_t workers[];
 };
 
-/* The pool whose worker the calling thread is, if any, and that worker's LIFO slot: the
- * task woken last from inside a poll on this worker, which runs next, without a lock. */
+/* The executor whose tasks the calling thread runs, if any: the pool it is a worker of,
+ * or the single-thread executor whose ex_run it is in. For a pool worker, also its LIFO
+ * slot: the task woken last from inside a poll on this worker, which runs next, without
+ * a lock. */
 static _Thread_local struct {
-    ex_executor *pool;
+    ex_executor *ex;
     ex_task *lifo; /* SCHEDULED, on no queue; only this thread touches it */
 } tl_worker;
 
@@ -97,6 +102,18 @@ static ex_task *pop_locked(ex_executor *ex) {
     return t;
 }
 
+/* Single-thread executor, on ex_run's thread: queue a task for ex_run's next round
+ * without the lock or a wake-up (ex_run is running, not parked), as tokio's current-thread
+ * scheduler keeps a local queue beside its shared one. */
+static void push_local(ex_executor *ex, ex_task *t) {
+    t->ex__next = NULL;
+    if (ex->local_tail)
+        ex->local_tail->ex__next = t;
+    else
+        ex->local_head = t;
+    ex->local_tail = t;
+}
+
 /* Queue a task that a wake has just made SCHEDULED. On a worker of its own pool it goes
  * into that worker's LIFO slot and is polled as soon as the running poll returns, with
  * no lock and no wake-up (tokio's LIFO slot): a task that wakes another hands it the warm
@@ -104,8 +121,12 @@ static ex_task *pop_locked(ex_executor *ex) {
  * queue, waking an idle worker. The slot is the worker's alone: a poll that runs long
  * holds back the task it woke last until it returns (as tokio's LIFO slot does). */
 static void schedule(ex_executor *ex, ex_task *t) {
-    if (tl_worker.pool != ex) {
+    if (tl_worker.ex != ex) {
         push(ex, t, false);
+        return;
+    }
+    if (ex->nworkers == 0) {
+        push_local(ex, t);
         return;
     }
     ex_task *old = tl_worker.lifo;
@@ -172,12 +193,15 @@ static void run_task(ex_executor *ex, ex_task *t) {
      * itself cannot starve the others). Wakes leave RUN_AGAIN as it is, so a store;
      * release pairs with [P1], carrying the wake acquired at [P2]. */
     atomic_store_explicit(&t->ex__state, SCHEDULED, memory_order_release);
-    push(ex, t, true);
+    if (ex->nworkers == 0)
+        push_local(ex, t); /* run_task runs on ex_run's thread */
+    else
+        push(ex, t, true);
 }
 
 static void *worker_main(void *arg) {
     ex_executor *ex = arg;
-    tl_worker.pool = ex;
+    tl_worker.ex = ex;
     unsigned lifo_runs = 0; /* polls in a row taken from the LIFO slot */
     for (;;) {
         ex_task *t = tl_worker.lifo;
@@ -268,6 +292,15 @@ void ex_spawn(ex_executor *ex, ex_task *t, ex_poll_fn poll) {
     ex_spawn_then(ex, t, poll, NULL);
 }
 
+/* Run a chain of SCHEDULED tasks linked through ex__next. */
+static void run_chain(ex_executor *ex, ex_task *t) {
+    while (t) {
+        ex_task *next = t->ex__next; /* read first: run_task may requeue t */
+        run_task(ex, t);
+        t = next;
+    }
+}
+
 void ex_run(ex_executor *ex) {
     pthread_mutex_lock(&ex->mu);
     if (ex->nworkers > 0) {
@@ -276,8 +309,10 @@ void ex_run(ex_executor *ex) {
         pthread_mutex_unlock(&ex->mu);
         return;
     }
+    ex_executor *outer = tl_worker.ex;
+    tl_worker.ex = ex;
     while (ex->live > 0) {
-        if (ex->head == NULL) {
+        if (ex->head == NULL && ex->local_head == NULL) {
             /* Nothing runnable, yet tasks are live: some other thread will wake one.
              * The pusher sees sleeping under the same lock, so the wake is not lost
              * (and a wake before the park is kept by the parker). */
@@ -287,19 +322,19 @@ void ex_run(ex_executor *ex) {
             pthread_mutex_lock(&ex->mu);
             continue;
         }
-        /* Take the whole queue at once: one lock per batch, not per task. Tasks queued
-         * meanwhile (also the ones requeued by this batch) wait for the next batch. */
-        ex_task *batch = ex->head;
+        /* A round: the tasks woken on this thread in the round before, then the shared
+         * queue taken whole (one lock a round, not a task). Tasks woken meanwhile (also
+         * the ones a round requeues) wait for the next round. */
+        ex_task *mine = ex->local_head, *theirs = ex->head;
+        ex->local_head = ex->local_tail = NULL;
         ex->head = ex->tail = NULL;
         pthread_mutex_unlock(&ex->mu);
-        while (batch) {
-            ex_task *t = batch;
-            batch = t->ex__next; /* read first: run_task may requeue t */
-            run_task(ex, t);
-        }
+        run_chain(ex, mine);
+        run_chain(ex, theirs);
         pthread_mutex_lock(&ex->mu);
     }
     pthread_mutex_unlock(&ex->mu);
+    tl_worker.ex = outer;
 }
 
 void ex_free(ex_executor *ex) {

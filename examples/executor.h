@@ -10,9 +10,12 @@
  * zchan does when it asks to be polled again soon) makes the executor poll it once more.
  *
  * Two kinds, one API:
- * - ex_new(0): a single-thread executor. ex_run runs its tasks on the calling thread and
- *   parks that thread (zc_parker) while no task is runnable; other threads may wake its
- *   tasks and spawn new ones.
+ * - ex_new(0): a single-thread executor. ex_run runs its tasks on the calling thread, in
+ *   rounds, and parks that thread (zc_parker) while no task is runnable; other threads
+ *   may wake its tasks and spawn new ones. A round polls, in the order they were woken,
+ *   the tasks woken on ex_run's own thread in the round before (a local queue, with no
+ *   lock: tokio's current-thread scheduler keeps one too), then the tasks spawned or
+ *   woken elsewhere (a queue under a mutex).
  * - ex_new(n), n >= 1: a pool of n worker threads sharing one FIFO run queue (a mutex and
  *   a condition variable), and a LIFO slot per worker (tokio's): a task woken from inside
  *   a poll on a worker is polled next on that worker, with no lock and no wake-up, so

@@ -168,8 +168,9 @@ static ex_result double_waker_poll(ex_task *t, const zc_waker *w) {
 }
 
 /* Spawn three tasks, named by names and polled by polls, from a task S that runs first
- * on a one-worker pool, and run them all to the end. */
-static void run_script(script *sc, scripted tasks[3], const char names[3],
+ * on an executor of that many workers (0 or 1, so that the order is exact), and run them
+ * all to the end. */
+static void run_script(unsigned workers, script *sc, scripted tasks[3], const char names[3],
                        const ex_poll_fn polls[3]) {
     scripted spawner = {.name = 'S', .sc = sc};
     for (int i = 0; i < 3; i++) {
@@ -177,7 +178,7 @@ static void run_script(script *sc, scripted tasks[3], const char names[3],
         sc->tasks[i] = &tasks[i];
         sc->polls[i] = polls[i];
     }
-    sc->ex = ex_new(1);
+    sc->ex = ex_new(workers);
     assert_non_null(sc->ex);
     ex_spawn(sc->ex, &spawner.task, spawner_poll);
     ex_run(sc->ex);
@@ -188,9 +189,18 @@ static void test_a_task_woken_inside_a_poll_on_a_worker_runs_next(void **state) 
     (void)state;
     script sc = {0};
     scripted t[3];
-    run_script(&sc, t, "XYW", (ex_poll_fn[]){sleeper_poll, sleeper_poll, double_waker_poll});
+    run_script(1, &sc, t, "XYW", (ex_poll_fn[]){sleeper_poll, sleeper_poll, double_waker_poll});
     /* W woke X, then Y: Y took the LIFO slot and ran at once, X went to the queue. */
     assert_string_equal(sc.log, "SXYWYX");
+}
+
+static void test_tasks_woken_inside_a_poll_on_one_thread_run_in_the_order_woken(void **state) {
+    (void)state;
+    script sc = {0};
+    scripted t[3];
+    run_script(0, &sc, t, "XYW", (ex_poll_fn[]){sleeper_poll, sleeper_poll, double_waker_poll});
+    /* No LIFO slot on the single-thread executor: W woke X, then Y, and they ran so. */
+    assert_string_equal(sc.log, "SXYWXY");
 }
 
 /* Ping-pong: each poll wakes the other task, until the stop flag (set by q); the ping
@@ -230,7 +240,7 @@ static void test_tasks_that_keep_waking_each_other_let_a_queued_task_run(void **
     script sc = {0};
     scripted t[3];
     sc.ping = &t[0], sc.pong = &t[1];
-    run_script(&sc, t, "ABQ", (ex_poll_fn[]){pingpong_poll, pingpong_poll, stopper_poll});
+    run_script(1, &sc, t, "ABQ", (ex_poll_fn[]){pingpong_poll, pingpong_poll, stopper_poll});
     /* A and B from the queue, then EX_LIFO_BUDGET polls from the LIFO slot, then Q. */
     assert_int_equal(sc.pingpong_polls_before_q, 2 + EX_LIFO_BUDGET);
     assert_string_equal(sc.log, "SABABAQBA");
@@ -344,6 +354,64 @@ static void test_wakes_from_other_threads_are_never_lost(void **state) {
         assert_int_equal(atomic_load(&tasks[j].overlaps), 0);
     }
     ex_free(ex);
+}
+
+/* A wake from inside a poll on one single-thread executor, of a task of another: the task
+ * is polled on its own executor's thread, not queued on the waking one. */
+typedef struct far_task {
+    ex_task task;
+    atomic_uint polls;
+    pthread_t polled_on[2];
+} far_task;
+
+static ex_result far_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    far_task *f = (far_task *)t;
+    unsigned n = atomic_load(&f->polls);
+    if (n < 2)
+        f->polled_on[n] = pthread_self();
+    atomic_store(&f->polls, n + 1); /* seen by near_poll, which then wakes it */
+    return n + 1 == 2 ? EX_DONE : EX_PENDING;
+}
+
+typedef struct near_task {
+    ex_task task;
+    far_task *far;
+} near_task;
+
+/* Waits for the far task's first poll (so that the wake finds it waiting), wakes it. */
+static ex_result near_poll(ex_task *t, const zc_waker *w) {
+    (void)w;
+    near_task *n = (near_task *)t;
+    while (atomic_load(&n->far->polls) == 0)
+        sched_yield();
+    ex_wake(&n->far->task);
+    return EX_DONE;
+}
+
+static void *run_main(void *arg) {
+    ex_run(arg);
+    return NULL;
+}
+
+static void test_a_wake_inside_a_poll_reaches_the_woken_tasks_own_executor(void **state) {
+    (void)state;
+    ex_executor *near_ex = ex_new(0), *far_ex = ex_new(0);
+    assert_non_null(near_ex);
+    assert_non_null(far_ex);
+    far_task f = {0};
+    near_task n = {.far = &f};
+    ex_spawn(far_ex, &f.task, far_poll);
+    pthread_t far_thread;
+    assert_int_equal(pthread_create(&far_thread, NULL, run_main, far_ex), 0);
+    ex_spawn(near_ex, &n.task, near_poll);
+    ex_run(near_ex);
+    pthread_join(far_thread, NULL); /* returns once f is done: a hang fails the test */
+    assert_int_equal(atomic_load(&f.polls), 2);
+    assert_true(pthread_equal(f.polled_on[0], far_thread));
+    assert_true(pthread_equal(f.polled_on[1], far_thread));
+    ex_free(near_ex);
+    ex_free(far_ex);
 }
 
 /* ---- on_done and spawning from inside a poll --------------------------------------------- */
@@ -492,10 +560,12 @@ int main(void) {
                                   &pool),
         cmocka_unit_test(test_several_wakes_during_a_poll_cause_exactly_one_more_poll),
         cmocka_unit_test(test_a_task_woken_inside_a_poll_on_a_worker_runs_next),
+        cmocka_unit_test(test_tasks_woken_inside_a_poll_on_one_thread_run_in_the_order_woken),
         cmocka_unit_test(test_tasks_that_keep_waking_each_other_let_a_queued_task_run),
         cmocka_unit_test(test_a_task_spawned_inside_a_long_poll_runs_on_an_idle_worker),
         cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &single),
         cmocka_unit_test_prestate(test_wakes_from_other_threads_are_never_lost, &pool),
+        cmocka_unit_test(test_a_wake_inside_a_poll_reaches_the_woken_tasks_own_executor),
         cmocka_unit_test_prestate(test_on_done_runs_once_per_task_before_run_returns, &single),
         cmocka_unit_test_prestate(test_on_done_runs_once_per_task_before_run_returns, &pool),
         cmocka_unit_test_prestate(test_tasks_exchange_every_message_through_a_small_channel,
