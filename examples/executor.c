@@ -58,18 +58,23 @@ static _Thread_local struct {
     ex_task *lifo; /* SCHEDULED, on no queue; only this thread touches it */
 } tl_worker;
 
+/* Append t to the FIFO from head to tail, linked through ex__next. */
+static void append(ex_task **head, ex_task **tail, ex_task *t) {
+    t->ex__next = NULL;
+    if (*tail)
+        (*tail)->ex__next = t;
+    else
+        *head = t;
+    *tail = t;
+}
+
 /* Append a SCHEDULED task and wake whoever will run it. mine: the caller is the worker
  * that polled the task last and will take it itself as soon as it is free (a requeue).
  * Called with ex->mu held; the wake-up is issued under the lock too, so that once the
  * caller unlocks it never touches ex again (ex_run may return and ex_free run at once). */
 static void enqueue_locked(ex_executor *ex, ex_task *t, bool mine) {
     bool was_empty = ex->head == NULL;
-    t->ex__next = NULL;
-    if (ex->tail)
-        ex->tail->ex__next = t;
-    else
-        ex->head = t;
-    ex->tail = t;
+    append(&ex->head, &ex->tail, t);
     if (ex->nworkers == 0) {
         if (ex->sleeping) {
             ex->sleeping = false;
@@ -106,12 +111,7 @@ static ex_task *pop_locked(ex_executor *ex) {
  * without the lock or a wake-up (ex_run is running, not parked), as tokio's current-thread
  * scheduler keeps a local queue beside its shared one. */
 static void push_local(ex_executor *ex, ex_task *t) {
-    t->ex__next = NULL;
-    if (ex->local_tail)
-        ex->local_tail->ex__next = t;
-    else
-        ex->local_head = t;
-    ex->local_tail = t;
+    append(&ex->local_head, &ex->local_tail, t);
 }
 
 /* Queue a task that a wake has just made SCHEDULED. On a worker of its own pool it goes
