@@ -68,6 +68,8 @@
 #ifndef ZCHAN_WAKER_H
 #define ZCHAN_WAKER_H
 
+#include <zchan/status.h> /* every public header brings the status codes */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
