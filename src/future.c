@@ -57,6 +57,7 @@ zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
             continue;
         }
         if (s == ZC_PENDING) {
+            ZC__HOOK(ZC__HOOK_WAIT_STALLED);
             /* Step off, passing on a wake-up we held (a cancel after our self-wake would
              * otherwise lose it: found by the spin model, tests/model). A receiver is
              * mid-release: poll again soon. If this poll registered and was woken since,
@@ -186,6 +187,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
             continue;
         }
         if (s == ZC_PENDING) {
+            ZC__HOOK(ZC__HOOK_WAIT_STALLED);
             /* Step off, passing on a wake-up we held, and wake ourselves unless this
              * poll's registration was woken (see the send side): a sender is mid-write,
              * poll again soon. */

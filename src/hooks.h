@@ -25,6 +25,7 @@ typedef enum zc__hook_point {
     ZC__HOOK_SEGMENT_INSTALLED, /* a sender installed the next segment */
     ZC__HOOK_SEGMENT_FREED,     /* a segment is about to be freed or kept as spare */
     ZC__HOOK_CLOSE_MARKED,      /* close set the mark, before waking the waiters */
+    ZC__HOOK_WAIT_STALLED,      /* a poll met a peer mid-operation; before it steps off */
     ZC__HOOK_POINTS
 } zc__hook_point;
 

@@ -1,0 +1,178 @@
+/* Waker rule 5 (no herd) where a poll meets a peer in the middle of an operation.
+ *
+ * A pending future that polls again and finds the slot it needs claimed by a peer and
+ * not yet published (or not yet released) steps off its waiter list and returns
+ * ZC_PENDING. If the peer finishes and wakes that future's registration in between, the
+ * future holds the wake-up and will be polled again because of it: it must keep that
+ * wake-up, not also hand it to the next waiter, or one message (one freed slot) wakes two
+ * futures. A future cancelled while it holds such a wake-up passes it on (rule 4).
+ *
+ * Each test forces the interleaving with the hook points of a ZCHAN_TEST_HOOKS build:
+ * the peer thread is held at ZC__HOOK_SLOT_CLAIMED (slot claimed, not yet published or
+ * released) until the main thread's poll reaches ZC__HOOK_WAIT_STALLED (its re-check
+ * found the peer mid-operation), and the main thread is held there until the peer has
+ * finished, woken the oldest waiter, and returned.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <zchan/config.h>
+#include <zchan/mpmc.h>
+
+#include "hooks.h"
+#include "u64_fixture.h"
+
+/* The two windows: the peer's (claimed, not done) and the main thread's (stalled). */
+typedef struct window {
+    atomic_bool claimed;   /* the peer sits in its window */
+    atomic_bool release;   /* the main thread's poll has stalled: let the peer finish */
+    atomic_bool peer_done; /* the peer's operation has returned */
+} window;
+
+static window the_window;
+static _Thread_local bool hold_me;   /* this thread is the peer */
+static _Thread_local bool stall_me;  /* this thread's next stalled poll opens the window */
+
+static void window_hook(zc__hook_point point, void *ctx) {
+    window *w = ctx;
+    /* Release/acquire on each flag: plain hand-offs between the two threads. */
+    if (point == ZC__HOOK_SLOT_CLAIMED && hold_me) {
+        hold_me = false;
+        atomic_store_explicit(&w->claimed, true, memory_order_release);
+        while (!atomic_load_explicit(&w->release, memory_order_acquire))
+            sched_yield();
+    } else if (point == ZC__HOOK_WAIT_STALLED && stall_me) {
+        stall_me = false;
+        atomic_store_explicit(&w->release, true, memory_order_release);
+        while (!atomic_load_explicit(&w->peer_done, memory_order_acquire))
+            sched_yield();
+    }
+}
+
+static void *peer_send(void *arg) {
+    fixture *f = arg;
+    hold_me = true;
+    send_u64(f->tx, 7);
+    atomic_store_explicit(&the_window.peer_done, true, memory_order_release);
+    return NULL;
+}
+
+static void *peer_recv(void *arg) {
+    fixture *f = arg;
+    hold_me = true;
+    expect_u64(f->rx, 1);
+    atomic_store_explicit(&the_window.peer_done, true, memory_order_release);
+    return NULL;
+}
+
+/* Start the peer and wait until it holds its slot claimed. */
+static void open_peer(pthread_t *t, void *(*peer)(void *), fixture *f) {
+    atomic_init(&the_window.claimed, false);
+    atomic_init(&the_window.release, false);
+    atomic_init(&the_window.peer_done, false);
+    zc__test_set_hook(window_hook, &the_window);
+    assert_int_equal(pthread_create(t, NULL, peer, f), 0);
+    while (!atomic_load_explicit(&the_window.claimed, memory_order_acquire))
+        sched_yield();
+    stall_me = true;
+}
+
+static void close_peer(pthread_t t) {
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_false(stall_me); /* the poll under test did stall */
+    zc__test_set_hook(NULL, NULL);
+}
+
+/* Receivers r[0] and r[1] pend on an empty bounded(1) channel; a sender claims the slot;
+ * r[0] polls again, stalls on the unpublished slot, and is woken by the send meanwhile. */
+static void stall_first_receiver(fixture *f, zc_recv *r) {
+    fixture_init(f, 1);
+    pend_receivers(f, r, 2);
+    pthread_t t;
+    open_peer(&t, peer_send, f);
+    expect_poll_pending(&r[0], &f->w[0]);
+    close_peer(t);
+}
+
+static void test_receiver_woken_while_stalled_keeps_the_wake_and_wakes_no_other(void **state) {
+    (void)state;
+    fixture f;
+    zc_recv r[2];
+    stall_first_receiver(&f, r);
+    assert_int_equal(wakes(&f, 0), 1); /* the send's one wake, for r[0]'s registration */
+    assert_int_equal(wakes(&f, 1), 0); /* one message, one receiver woken */
+    expect_poll_u64(&r[0], &f.w[0], 7);
+    assert_int_equal(wakes(&f, 1), 0);
+    zc_recv_cancel(&r[1]);
+    fixture_done(&f);
+}
+
+static void test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on(void **state) {
+    (void)state;
+    fixture f;
+    zc_recv r[2];
+    stall_first_receiver(&f, r);
+    zc_recv_cancel(&r[0]);
+    assert_int_equal(wakes(&f, 1), 1); /* rule 4: the message is r[1]'s now */
+    expect_poll_u64(&r[1], &f.w[1], 7);
+    assert_int_equal(wakes(&f, 0), 1);
+    fixture_done(&f);
+}
+
+/* Senders s[0] and s[1] pend on a full bounded(1) channel; a receiver claims the slot;
+ * s[0] polls again, stalls on the slot not yet released, and is woken by the receive. */
+static void stall_first_sender(fixture *f, zc_send *s, uint64_t *msgs) {
+    fixture_init(f, 1);
+    pend_senders(f, s, msgs, 2);
+    pthread_t t;
+    open_peer(&t, peer_recv, f);
+    assert_int_equal(zc_send_poll(&s[0], &f->w[0]), ZC_PENDING);
+    close_peer(t);
+}
+
+static void test_sender_woken_while_stalled_keeps_the_wake_and_wakes_no_other(void **state) {
+    (void)state;
+    fixture f;
+    zc_send s[2];
+    uint64_t msgs[2];
+    stall_first_sender(&f, s, msgs);
+    assert_int_equal(wakes(&f, 0), 1); /* the receive's one wake, for s[0]'s registration */
+    assert_int_equal(wakes(&f, 1), 0); /* one slot freed, one sender woken */
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    assert_int_equal(wakes(&f, 1), 0);
+    zc_send_cancel(&s[1]);
+    expect_u64(f.rx, 100);
+    fixture_done(&f);
+}
+
+static void test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on(void **state) {
+    (void)state;
+    fixture f;
+    zc_send s[2];
+    uint64_t msgs[2];
+    stall_first_sender(&f, s, msgs);
+    zc_send_cancel(&s[0]);
+    assert_int_equal(wakes(&f, 1), 1); /* rule 4: the free slot is s[1]'s now */
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 101);
+    assert_int_equal(wakes(&f, 0), 1);
+    fixture_done(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_receiver_woken_while_stalled_keeps_the_wake_and_wakes_no_other),
+        cmocka_unit_test(test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on),
+        cmocka_unit_test(test_sender_woken_while_stalled_keeps_the_wake_and_wakes_no_other),
+        cmocka_unit_test(test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
