@@ -6,11 +6,10 @@
  * time, while any is left and, after the first, while there is more to take than the
  * waiters it woke and that have not acted yet will take (zc__chan_wake_senders /
  * receivers): what k single operations would do.
- * The futures follow future.c step for step (attempt; register; re-check; on ZC_PENDING
- * from the queue wake ourselves; on completion finish, passing on an unused wake-up),
- * reusing chan.h's readiness tests, so the no-lost-wake-up argument is the same: the
- * claim is a seq_cst RMW before the seq_cst look at the other side's waiter count [F1],
- * and registration [F2] comes before the re-check.
+ * The batch receive future is an attempt under the wait primitive (wait.c), as a single
+ * receive is. The batch send future keeps a loop of its own, since a send that has sent
+ * part of its batch goes on at once, and an all-or-nothing one may pass its wake-up on
+ * (below); it steps off the list as wait.c does, keeping a wake-up held in zc__held.
  *
  * All-or-nothing waiters (bounded). A single waiter can use any wake-up it gets; a send
  * that needs n slots at once cannot use one that came with fewer. If it simply waited
@@ -24,9 +23,6 @@
  * that was queued, in order, before it comes back to one that has passed). Each freed
  * slot thus costs at most one wake per waiting all-or-nothing sender.
  *
- * A waiter that steps off the list to be polled again soon (the queue said ZC_PENDING)
- * keeps any wake-up it held in zc__held, so that it can still pass it on.
- *
  * No atomics of its own besides two reads: the node's state (acquire, as
  * zc__waitlist_is_idle; unregister examines it again under the lock) and the ring's
  * head, seq_cst: a receive that moved head (seq_cst CAS) may have left its wake to this
@@ -38,8 +34,8 @@
 #include <zchan/batch.h>
 
 #include "block_on.h"
-#include "chan.h"
 #include "ring_batch.h"
+#include "wait.h"
 
 
 /* The wakes a batch attempt owes, to be made with batch_pay: receivers for messages
@@ -306,6 +302,21 @@ void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx) {
     f->zc__rx = rx;
 }
 
+/* A batch receive's arguments, for its attempt under zc__wait. */
+typedef struct recv_many_arg {
+    unsigned char *out;
+    size_t max;
+    size_t *got;
+} recv_many_arg;
+
+static zc_status recv_many_attempt(zc__chan *ch, void *arg, unsigned *owed) {
+    recv_many_arg *a = arg;
+    batch_owed o = {0, 0};
+    zc_status s = chan_recv_many(ch, a->out, a->max, a->got, &o);
+    *owed += (unsigned)o.senders; /* a receive owes senders only */
+    return s;
+}
+
 zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_t max,
                             size_t *got) {
     if (got) *got = 0;
@@ -315,48 +326,15 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
         return ZC_EINVAL;
     }
     zc__chan *ch = f->zc__rx->ch;
-    bool registered = false;
-    zc__backoff backoff = ZC__BACKOFF_INIT;
-    batch_owed owed = {0, 0};
-    for (;;) {
-        zc_status s = chan_recv_many(ch, out, max, got, &owed);
-        if (batch_owes(&owed) && s != ZC_OK && s != ZC_CLOSED) {
-            /* Holes skipped, nothing received: off the list (passing on a held wake-up),
-             * wake the senders the slots are for, and wait over again. */
-            zc__chan_finish_recv(ch, &f->zc__node);
-            batch_pay(ch, &owed);
-            registered = false;
-        }
-        if (s == ZC_EMPTY) {
-            if (registered) {
-                ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
-                return ZC_PENDING;
-            }
-            zc__waitlist_register(&ch->recv_waiters, &f->zc__node, w);
-            registered = true;
-            continue; /* the re-check */
-        }
-        if (s == ZC_PENDING && zc__in_self_wake()) {
-            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
-            continue;
-        }
-        if (s == ZC_PENDING) {
-            /* Step off, passing on a wake-up we held, and wake ourselves unless this
-             * poll's registration was woken (as future.c does): a sender is mid-write,
-             * poll again soon. */
-            if (!zc__chan_finish_recv(ch, &f->zc__node) || !registered) zc__wake_self(w);
-            return ZC_PENDING;
-        }
-        zc__chan_finish_recv(ch, &f->zc__node);
-        batch_pay(ch, &owed); /* [F1], our node off */
-        return s; /* ZC_OK, ZC_CLOSED */
-    }
+    recv_many_arg a = {out, max, got};
+    unsigned owed = 0;
+    zc_status s = recv_many_attempt(ch, &a, &owed);
+    return zc__wait(ch, ZC__SIDE_RECV, &f->zc__node, w, recv_many_attempt, &a, s, owed);
 }
 
 void zc_recv_many_cancel(zc_recv_many *f) {
     if (!f || !f->zc__rx) return;
-    zc__chan *ch = f->zc__rx->ch;
-    zc__chan_finish_recv(ch, &f->zc__node);
+    zc__wait_finish(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }
 
 /* ---- Blocking forms: block_on over the futures ---------------------------------------- */

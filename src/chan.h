@@ -339,21 +339,4 @@ bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
 void zc__chan_pass_on_recv(zc__chan *ch);
 void zc__chan_pass_on_send(zc__chan *ch);
 
-/* One attempt of a send-side operation on ch (a send, a reservation), with its
- * argument: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM or ZC_PENDING, as zc__chan_send; it
- * makes no wake (a send's: zc__chan_send_quiet). */
-typedef zc_status (*zc__send_attempt)(zc__chan *ch, void *arg);
-
-/* The waiting part of every send-side future's poll (future.c), after a first attempt
- * that returned s: on ZC_FULL register node with w on the senders' list and re-check
- * with one more attempt; on ZC_PENDING step off (passing on a held wake-up) and wake w;
- * otherwise take node off the list (passing on a held wake-up) and return s. With
- * `publishes` (a send), an attempt's ZC_OK owes a waiting receiver its wake, made once
- * the node is off the list: a poll made while the node is still linked (its owner polls
- * again before any wake) must not be woken by the receivers its send runs (found by a
- * break test: an inline executor re-polled it inside the poll, and the message went in
- * twice). */
-zc_status zc__send_wait(zc__chan *ch, zc__waiter *node, const zc_waker *w,
-                        zc__send_attempt attempt, void *arg, zc_status s, bool publishes);
-
 #endif /* ZCHAN_SRC_CHAN_H */

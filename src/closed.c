@@ -5,8 +5,8 @@
  * chan_new and notified (all of it) by chan_close after the close mark, like the other
  * two lists.
  *
- * Poll: if the close mark is set, take the node off the list and complete; else
- * register the node ([F2] in waitlist.c) and look at the mark again. Why no wake-up is
+ * Poll: the attempt looks at the close mark; the wait primitive (wait.c, side
+ * ZC__SIDE_CLOSE) registers the node ([F2] in waitlist.c) and looks again. Why no wake-up is
  * lost: chan_close sets the mark with a seq_cst RMW before it takes the list's lock to
  * wake everyone; a node linked after that sweep was linked under the same lock, so the
  * register that linked it happens after the sweep's unlock and its re-check sees the
@@ -18,17 +18,16 @@
  */
 #include <zchan/closed.h>
 
-#include "chan.h"
+#include "wait.h"
 
-
+static zc_status closed_attempt(zc__chan *ch, void *arg, unsigned *owed) {
+    (void)arg, (void)owed;
+    return zc__chan_is_closed(ch) ? ZC_OK : ZC_EMPTY;
+}
 
 static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) {
-    if (!zc__chan_is_closed(ch)) {
-        zc__waitlist_register(&ch->close_waiters, node, w);
-        if (!zc__chan_is_closed(ch)) return ZC_PENDING; /* the re-check */
-    }
-    zc__waitlist_unregister(&ch->close_waiters, node); /* rule 3: no wake after ZC_OK */
-    return ZC_OK;
+    zc_status s = closed_attempt(ch, NULL, NULL);
+    return zc__wait(ch, ZC__SIDE_CLOSE, node, w, closed_attempt, NULL, s, 0);
 }
 
 void zc_sender_closed_init(zc_sender_closed *f, zc_sender *tx) {
@@ -47,7 +46,7 @@ zc_status zc_sender_closed_poll(zc_sender_closed *f, const zc_waker *w) {
 }
 
 void zc_sender_closed_cancel(zc_sender_closed *f) {
-    if (f && f->zc__tx) zc__waitlist_unregister(&f->zc__tx->ch->close_waiters, &f->zc__node);
+    if (f && f->zc__tx) zc__wait_finish(f->zc__tx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }
 
 void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
@@ -66,5 +65,5 @@ zc_status zc_receiver_closed_poll(zc_receiver_closed *f, const zc_waker *w) {
 }
 
 void zc_receiver_closed_cancel(zc_receiver_closed *f) {
-    if (f && f->zc__rx) zc__waitlist_unregister(&f->zc__rx->ch->close_waiters, &f->zc__node);
+    if (f && f->zc__rx) zc__wait_finish(f->zc__rx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }

@@ -7,8 +7,8 @@
  * looks at the receivers' waiter count [F1]; release turns it into a hole, wakes a
  * receiver that may be waiting behind it, and a sender if the release freed the slot at
  * once (otherwise the receiver that skips the hole wakes the sender: chan.h). A
- * reservation future waits exactly as a send future does (zc__send_wait), so the
- * no-lost-wake-up argument is that of future.c. The orderings are ring.c's ([S1], [S3])
+ * reservation future waits exactly as a send future does (zc__wait), so the
+ * no-lost-wake-up argument is that of wait.h. The orderings are ring.c's ([S1], [S3])
  * and chan.h's ([F1]); this file has no atomics of its own.
  *
  * Unbounded: there is always room, so a reservation only checks the close mark and a
@@ -17,10 +17,11 @@
 #include <zchan/permit.h>
 
 #include "block_on.h"
-#include "chan.h"
+#include "wait.h"
 
 /* One reservation attempt into the permit arg: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_PENDING. */
-static zc_status reserve_attempt(zc__chan *ch, void *arg) {
+static zc_status reserve_attempt(zc__chan *ch, void *arg, unsigned *owed) {
+    (void)owed; /* a reservation publishes nothing: its commit owes the wake */
     zc_permit *p = arg;
     if (!ch->bounded) return zc__chan_is_closed(ch) ? ZC_CLOSED : ZC_OK;
     return zc__ring_reserve(&ch->q.ring, &p->zc__pos);
@@ -38,7 +39,7 @@ zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc_status s;
     /* ZC_PENDING: a receiver is mid-release on our slot; ZC_FULL would be false. */
-    while ((s = reserve_attempt(tx->ch, p)) == ZC_PENDING) zc__backoff_snooze(&backoff);
+    while ((s = reserve_attempt(tx->ch, p, NULL)) == ZC_PENDING) zc__backoff_snooze(&backoff);
     return permit_set(p, tx, s);
 }
 
@@ -58,8 +59,8 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
     }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
-    zc_status s = reserve_attempt(ch, f->zc__permit);
-    s = zc__send_wait(ch, &f->zc__node, w, reserve_attempt, f->zc__permit, s, false);
+    zc_status s = reserve_attempt(ch, f->zc__permit, NULL);
+    s = zc__wait(ch, ZC__SIDE_SEND, &f->zc__node, w, reserve_attempt, f->zc__permit, s, 0);
     if (s != ZC_PENDING) {
         f->zc__done = (int)s + 1;
         permit_set(f->zc__permit, f->zc__tx, s);
@@ -69,7 +70,7 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
 
 void zc_reserve_cancel(zc_reserve *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
-    zc__chan_finish_send(f->zc__tx->ch, &f->zc__node);
+    zc__wait_finish(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
 static zc_status reserve_poll(void *op, const zc_waker *w) { return zc_reserve_poll(op, w); }

@@ -306,3 +306,31 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woke
     if (woken) *woken = true;
     return true;
 }
+
+bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node) {
+    /* Acquire: as zc__waitlist_is_idle; a linked node is examined again under the lock. */
+    unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
+    if (st == ZC__IDLE) return false;
+    if (st == ZC__WAITING) {
+        lock(wl);
+        st = atomic_load_explicit(node_state(node), memory_order_relaxed); /* under lock */
+        if (st == ZC__WAITING) {
+            unlink_node(wl, node);
+            bool held = node->zc__flags & ZC__REQUEUED; /* the owner's own field */
+            node->zc__flags &= ~ZC__REQUEUED;
+            if (held) {
+                /* The wake-up it registered again with stays held, counted again as
+                 * notify does ([N2]'s counterpart): seq_cst, as there. */
+                atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
+            }
+            /* Relaxed: under the lock, which notifiers take before reading the state. */
+            atomic_store_explicit(node_state(node), held ? ZC__WOKEN : ZC__IDLE,
+                                  memory_order_relaxed);
+            unlock(wl);
+            return false;
+        }
+        unlock(wl);
+    }
+    wait_not_waking(node); /* now WOKEN, and kept so */
+    return true;
+}

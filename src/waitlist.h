@@ -151,6 +151,16 @@ void zc__waitlist_wake_done(const void *ctx);
  * that very wake). */
 bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woken);
 
+/* Take node off the list for a poll that returns ZC_PENDING without waiting on it (it
+ * met a peer mid-operation and will be polled again soon), keeping any wake-up it holds:
+ * the future will be polled again, so that poll, not another waiter, uses it. A node
+ * that holds one is left WOKEN (off the list, counted in `notified`): its next poll
+ * completes and passes it on if something is left, registers again keeping its turn, or
+ * its cancel passes it on (zc__waitlist_unregister_slow). A node that is linked and holds
+ * none becomes IDLE. Returns true if the node's waker has been called since its last
+ * registration (that call is done): the future is then polled again because of it. */
+bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node);
+
 /* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the
  * node's owner (the caller), so a true answer is stable. Acquire: a state other than
  * IDLE is examined again under the lock or through [W2] (waitlist.c). */

@@ -1,0 +1,46 @@
+/*
+ * wait.h: the one wait primitive of the MPMC channel's futures: what a poll does after
+ * an attempt that did not complete at once. Send, receive, reserve, batch receive and
+ * the closed-event futures are each an attempt function plus this.
+ */
+#ifndef ZCHAN_SRC_WAIT_H
+#define ZCHAN_SRC_WAIT_H
+
+#include "chan.h"
+
+/* Which of the channel's waiter lists an operation waits on, and so whom it owes wakes
+ * and passes wake-ups on to. */
+typedef enum zc__side {
+    ZC__SIDE_RECV,  /* receivers: waits for a message; owes senders a wake per slot freed */
+    ZC__SIDE_SEND,  /* senders: waits for a free slot; owes a receiver a wake per message */
+    ZC__SIDE_CLOSE, /* close events: waits for the close mark; owes nothing, passes nothing */
+} zc__side;
+
+/* One attempt of an operation, with its argument: ZC_OK, ZC_CLOSED or ZC_ENOMEM (final);
+ * ZC_EMPTY or ZC_FULL (not ready: wait); ZC_PENDING (a peer is between claiming and
+ * publishing or releasing the slot it needs). Adds to *owed the wakes the attempt owes
+ * the other side, whatever its status; they are made only once the node is off its
+ * list, so that no wake of them runs a peer that wakes this future inside its poll. */
+typedef zc_status zc__attempt_fn(zc__chan *ch, void *arg, unsigned *owed);
+
+/* Wait on side's list with node and waker w, after a first attempt that returned s and
+ * owed `owed`:
+ *   - not ready: register node ([F2] in waitlist.c) and attempt again (the re-check that
+ *     pairs with a notifier's [F1]); not ready again: ZC_PENDING;
+ *   - a peer mid-operation: step off the list keeping any wake-up held
+ *     (zc__waitlist_step_off), call w unless this poll's registration was woken since
+ *     (that wake asks for the next poll already), and return ZC_PENDING; polled from
+ *     inside such a self-wake, back off and attempt again instead (zc__in_self_wake);
+ *   - final: take node off the list, passing on a wake-up it held if a waiter of its
+ *     kind could use it now (rule 4), make the wakes owed, and return the status.
+ * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker;
+ * a waiter that completes after being notified passes the notification on if something
+ * is left (tachyonix / async-event). */
+zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
+                   zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed);
+
+/* Take node off side's list for a cancel (or a final status reached without zc__wait),
+ * passing on a wake-up it held as zc__wait's final step does. */
+void zc__wait_finish(zc__chan *ch, zc__side side, zc__waiter *node);
+
+#endif /* ZCHAN_SRC_WAIT_H */
