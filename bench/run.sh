@@ -177,7 +177,7 @@ run_prog() { # run_prog NAME PATH ID K
 }
 # The thread flows (rows 5, 6, 10-12: more threads than this machine's 2 cores, or one
 # a side) are bimodal on a shared host: a run lands in a fast or a slow scheduling
-# pattern (row 5 here: 2-3 ms or 7-20 ms, for zchan and crossbeam alike), so 7 runs give
+# pattern (for zchan and its peers alike, up to several times slower), so 7 runs give
 # a median that is partly luck. They are short, so they get three times the runs.
 flow_rows=" 5 6 10 11 12 "
 say "running ${#progs[@]} programs (${progs[*]%%:*}), $runs runs, row by row ($((3 * runs)) for the thread flows)"

@@ -12,7 +12,7 @@
 
 /* A measurement's span, as the thread rows and the Rust and Go peers time theirs: from
  * the first poll of any of its tasks to the end of the last one (not from the spawns,
- * which would add the pool's wake-up of its idle workers, 10-30 us, to this side only).
+ * which would add the pool's wake-up of its idle workers to this side only).
  * Every poll looks at first (a relaxed load of a line written once, shared by all the
  * workers' caches); the clock is read at a task's first poll and at each end. */
 static struct {

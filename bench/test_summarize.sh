@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A check of bench/summarize.py (run by scripts/test.sh after the quick bench, where
 # python3 and gnuplot are installed): a tiny CSV of two runs, summarised with a note in
-# each form run.sh gives a partial run, quotes included (with --rows alone, "--impls ''"
-# made gnuplot fail until session 17). The table must carry the median and the ratio,
+# each form run.sh gives a partial run, quotes included (an empty "--impls ''" among
+# them, which gnuplot must take as text). The table must carry the median and the ratio,
 # and gnuplot must write the plot without complaint.
 # Usage: bench/test_summarize.sh
 set -uo pipefail

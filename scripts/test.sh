@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 . scripts/common.sh
 
 # spin: without it the dev preset registers no model tests (tests/model), and the model
-# went unchecked in CI through session 11.
+# would go unchecked.
 zc_need_packages cmake ninja-build gcc g++ clang libclang-rt-14-dev pkg-config \
     libcmocka-dev binutils libuv1-dev libev-dev doxygen spin || exit 1
 

@@ -134,10 +134,9 @@ func flow(procs, capacity, senders, receivers, perSender int) time.Duration {
 
 // merged runs n channels of capacity 1024/n, one sender goroutine each, merged for one
 // receiver. Go's select has a fixed set of cases, and reflect.Select over a run-time
-// set costs O(n) with allocations per message (1 µs at n=2 to 265 µs at n=512 on the
-// busy 2-core development machine: minutes per run), so this is Go's usual merge: one
-// forwarding goroutine per channel into a merged channel of the same capacity. Each
-// message thus crosses two channels.
+// set costs O(n) with allocations per message (minutes a run at n=512), so this is
+// Go's usual merge: one forwarding goroutine per channel into a merged channel of the
+// same capacity. Each message thus crosses two channels.
 func merged(procs, n, perSender int) time.Duration {
 	out := make(chan uint64, 1024/n)
 	var forwards []job
