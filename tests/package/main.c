@@ -1,8 +1,10 @@
-/* An outside user of the installed zchan: a sender thread and a receive loop over a
- * bounded channel. Exits 0 only if all N messages arrive, in order, and then ZC_CLOSED. */
+/* An outside user of zchan: a sender thread and a receive loop over a bounded channel.
+ * Exits 0 only if the library is the headers' version, and all N messages arrive, in
+ * order, and then ZC_CLOSED. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <zchan/zchan.h>
 
@@ -17,6 +19,13 @@ static void *produce(void *arg) {
 }
 
 int main(void) {
+    /* The library this program runs with is the version its headers name. */
+    if (zc_version() != ZCHAN_VERSION_NUMBER ||
+        strcmp(zc_version_string(), ZCHAN_VERSION_STRING) != 0) {
+        fprintf(stderr, "package: headers %s, library %s (%u)\n", ZCHAN_VERSION_STRING,
+                zc_version_string(), zc_version());
+        return 1;
+    }
     zc_config cfg = {.elem_size = sizeof(uint64_t)};
     zc_sender *tx;
     zc_receiver *rx;

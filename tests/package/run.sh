@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# The installed-package test: build zchan, install it into a temporary prefix, then build
-# and run tests/package/main.c against that tree four ways: find_package(zchan CONFIG)
-# with zchan::zchan (shared) and zchan::zchan_static, and pkg-config zchan, shared and
-# static. Also builds and runs the README's example, checks that the shared library
-# exports only zc_ symbols, what ZCHAN_BROADCAST=OFF leaves out, and an install with
-# absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR through pkg-config.
+# The package test: an outside project (tests/package: main.c) uses zchan each way a user
+# can take it, and each build is run, linked with the shared library and with the static
+# one:
+#   1. installed: find_package(zchan CONFIG) (zchan::zchan, zchan::zchan_static);
+#   2. installed: pkg-config zchan;
+#   3. add_subdirectory of the sources; configured with cmocka hidden, it must build only
+#      the libraries and leave the parent's cache alone; configured with everything on,
+#      every target zchan defines must be named zchan_*;
+#   4. FetchContent from a local file:// tarball of the sources (no network).
+# Also: the installed files (soname, docs, zchan.pc's paths), the README's example, that
+# the shared library exports only zc_ symbols, what ZCHAN_BROADCAST=OFF leaves out, and an
+# install with absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR through pkg-config.
 # Usage: tests/package/run.sh [WORK_DIR]   (default: a temporary directory, removed after)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,16 +43,43 @@ install_zchan() {
 }
 install_zchan "$prefix"
 
+# The installed files: libzchan.so.MAJOR (soname) -> libzchan.so.MAJOR.MINOR.PATCH, the
+# license and the docs, and a zchan.pc whose paths are plain.
+version() { sed -n "s/^#define ZCHAN_VERSION_$1 //p" "$prefix/include/zchan/config.h"; }
+major=$(version MAJOR)
+full=$(version STRING | tr -d '"')
+if [ -z "$major" ] || [ "$full" != "$major.$(version MINOR).$(version PATCH)" ]; then
+    fail "config.h: version $full, major $major"
+fi
+[ -f "$libdir/libzchan.so.$full" ] || fail "no libzchan.so.$full"
+readelf -d "$libdir/libzchan.so" | grep -q "SONAME.*\[libzchan\.so\.$major\]" ||
+    fail "the soname of libzchan.so is not libzchan.so.$major"
+for doc in LICENSE README.md "$src"/docs/*.md; do
+    [ -f "$prefix/share/doc/zchan/${doc##*/}" ] || fail "${doc##*/} not installed in share/doc/zchan"
+done
+pc() { PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config "$@" zchan; }
+[ "$(pc --variable=includedir)" = "$prefix/include" ] ||
+    fail "zchan.pc: includedir $(pc --variable=includedir), not $prefix/include"
+[ "$(pc --variable=libdir)" = "$libdir" ] || fail "zchan.pc: libdir $(pc --variable=libdir)"
+[ "$(pc --modversion)" = "$full" ] || fail "zchan.pc: version $(pc --modversion), not $full"
+
 # needs_shared EXE: true if EXE loads libzchan.so at run time.
 needs_shared() { readelf -d "$1" | grep -q 'NEEDED.*libzchan\.so'; }
 
+# cmake_way NAME CMAKE_ARGS...: configure and build tests/package in $work/NAME, and run
+# use_shared (which must load libzchan.so) and use_static (which must not).
+cmake_way() {
+    local name=$1; shift
+    quiet cmake -S "$here" -B "$work/$name" -G Ninja "$@"
+    quiet cmake --build "$work/$name"
+    needs_shared "$work/$name/use_shared" || fail "$name: zchan::zchan did not link the shared library"
+    needs_shared "$work/$name/use_static" && fail "$name: zchan::zchan_static linked the shared library"
+    "$work/$name/use_shared" || fail "$name, shared: main.c failed"
+    "$work/$name/use_static" || fail "$name, static: main.c failed"
+}
+
 # 1. find_package(zchan CONFIG), both targets.
-quiet cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
-quiet cmake --build "$work/cmake"
-needs_shared "$work/cmake/use_shared" || fail "zchan::zchan did not link the shared library"
-needs_shared "$work/cmake/use_static" && fail "zchan::zchan_static linked the shared library"
-"$work/cmake/use_shared" || fail "find_package, shared: main.c failed"
-"$work/cmake/use_static" || fail "find_package, static: main.c failed"
+cmake_way cmake -DCMAKE_PREFIX_PATH="$prefix"
 
 # 2. pkg-config: shared by default; static by asking the linker for the archive.
 export PKG_CONFIG_PATH=$libdir/pkgconfig
@@ -62,7 +95,33 @@ needs_shared "$work/pc_static" && fail "pkg-config --static linked the shared li
 "$work/pc_shared" || fail "pkg-config, shared: main.c failed"
 "$work/pc_static" || fail "pkg-config, static: main.c failed"
 
-# 3. The README's example, as a user would paste it.
+# 3. add_subdirectory. pkg-config finds nothing while configuring (so no cmocka either):
+#    zchan as a sub-project builds its libraries alone, looks up no test dependency, and
+#    leaves the parent's build type as the parent set it (not at all).
+mkdir -p "$work/no-pc"
+PKG_CONFIG_LIBDIR=$work/no-pc PKG_CONFIG_PATH='' \
+    cmake_way subdir -DZCHAN_FROM=subdirectory -DZCHAN_SOURCE_DIR="$src"
+cache=$work/subdir/CMakeCache.txt
+for opt in TESTS EXAMPLES BENCH DOCS; do
+    grep -qx "ZCHAN_BUILD_$opt:BOOL=OFF" "$cache" || fail "add_subdirectory: ZCHAN_BUILD_$opt is not OFF"
+done
+grep -qx 'CMAKE_BUILD_TYPE:STRING=' "$cache" ||
+    fail "add_subdirectory: zchan set the parent's $(grep '^CMAKE_BUILD_TYPE:' "$cache")"
+grep -q "^[^/#].*CMOCKA" "$cache" && fail "add_subdirectory: cmocka was looked up with the tests off"
+#    With tests, examples, benchmarks and docs on (configured only): no name collides with
+#    the parent's (hello, docs), and every target of zchan is named zchan_*.
+quiet cmake -S "$here" -B "$work/subdir-all" -G Ninja -DZCHAN_FROM=subdirectory \
+    -DZCHAN_SOURCE_DIR="$src" -DZCHAN_CHECK_NAMES=ON -DZCHAN_BUILD_TESTS=ON \
+    -DZCHAN_BUILD_EXAMPLES=ON -DZCHAN_BUILD_BENCH=ON -DZCHAN_BUILD_DOCS=ON
+
+# 4. FetchContent from a tarball of the sources, as a release would be fetched (the build
+#    trees and .git left out).
+name=${src##*/}
+tar -C "$src/.." --exclude-vcs --exclude="$name/build*" --exclude="$name/out" \
+    --exclude="$name/bench/rust/target" -czf "$work/zchan-src.tar.gz" "$name"
+cmake_way fetch -DZCHAN_FROM=fetchcontent -DZCHAN_URL="file://$work/zchan-src.tar.gz"
+
+# 5. The README's example, as a user would paste it.
 # shellcheck disable=SC2016 # backquotes, not an expansion
 # The first C block only: later ones are fragments.
 awk '/^```c$/ && !done {on=1; next} on && /^```$/ {on=0; done=1; next} on' \
@@ -74,12 +133,14 @@ quiet "$cc" "${flags[@]}" "$work/readme.c" -o "$work/readme" $(pkg-config --cfla
 quiet "$work/readme"
 [ "$(wc -l <"$log")" -eq 100 ] || fail "the README example printed $(wc -l <"$log") lines, not 100"
 
-# 4. The shared library's exports: the public zc_ API only.
+# 6. The shared library's exports: the public zc_ API only.
 stray=$(grep -v '^zc_[a-z]' <<<"$exports" || true)
 [ -z "$stray" ] || fail "libzchan.so exports more than zc_ symbols: $(tr '\n' ' ' <<<"$stray")"
-grep -qx zc_bounded <<<"$exports" || fail "libzchan.so does not export zc_bounded"
+for f in zc_bounded zc_version zc_version_string; do
+    grep -qx $f <<<"$exports" || fail "libzchan.so does not export $f"
+done
 
-# 5. ZCHAN_BROADCAST: ON (the default) installs broadcast.h and defines ZCHAN_HAS_BROADCAST;
+# 7. ZCHAN_BROADCAST: ON (the default) installs broadcast.h and defines ZCHAN_HAS_BROADCAST;
 #    OFF installs neither, exports no zc_bcast_ function, and zchan.h still compiles.
 has_bcast() { grep -q '^#define ZCHAN_HAS_BROADCAST' "$1/include/zchan/config.h"; }
 [ -f "$prefix/include/zchan/broadcast.h" ] || fail "broadcast.h not installed (ZCHAN_BROADCAST=ON)"
@@ -93,7 +154,7 @@ quiet "$cc" "${flags[@]}" "$here/main.c" -o "$work/nobcast" -I"$work/prefix-nobc
     -L"$libdir" -Wl,-rpath,"$libdir" -lzchan -pthread
 quiet "$work/nobcast"
 
-# 6. Absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR (Nix, some distributions): zchan.pc
+# 8. Absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR (Nix, some distributions): zchan.pc
 #    names them as they are.
 abs=$work/prefix-abs
 install_zchan "$abs" -DCMAKE_INSTALL_LIBDIR="$abs/lib64" -DCMAKE_INSTALL_INCLUDEDIR="$abs/inc"
@@ -104,6 +165,7 @@ quiet "$cc" "${flags[@]}" "$here/main.c" \
     -Wl,-rpath,"$abs/lib64"
 "$work/pc_abs" || fail "pkg-config with an absolute libdir: main.c failed"
 
-echo "package: find_package and pkg-config, shared and static, and the README example: ok"
-echo "package: libzchan.so exports zc_* only; ZCHAN_BROADCAST ON and OFF install what they should"
-echo "package: an absolute CMAKE_INSTALL_LIBDIR and INCLUDEDIR: ok"
+echo "package: find_package, pkg-config, add_subdirectory and FetchContent, shared and static: ok"
+echo "package: as a sub-project, no test dependency, no cache value of the parent's, zchan_* targets"
+echo "package: libzchan.so.$major ($full) exports zc_* only; zchan.pc, LICENSE and the docs installed"
+echo "package: the README example; ZCHAN_BROADCAST ON and OFF; absolute LIBDIR and INCLUDEDIR: ok"
