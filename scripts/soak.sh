@@ -24,7 +24,7 @@ mkdir -p "$dir"
 log=$dir/soak-$(date +%Y%m%d-%H%M%S).log
 echo "== soak: build (preset hooks, $dir)"
 if ! { cmake --preset hooks -B "$dir" >"$dir/build.log" 2>&1 &&
-       cmake --build "$dir" --target soak >>"$dir/build.log" 2>&1; }; then
+       cmake --build "$dir" --target zchan_soak >>"$dir/build.log" 2>&1; }; then
     tail -n 40 "$dir/build.log"
     echo "soak: build failed (whole log: $dir/build.log)" >&2
     exit 1

@@ -287,7 +287,7 @@ def commands(preset, tests):
     build = f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset}"
     if tests is None:
         return build, f"ctest --preset {preset} -E 'stress_mpmc_p8c2|model'"
-    return (f"{build} --target {' '.join(tests)}",
+    return (f"{build} --target {' '.join('zchan_' + t for t in tests)}",
             f"ctest --preset {preset} -R '^({'|'.join(tests)})$'")
 
 
