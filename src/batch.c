@@ -9,7 +9,7 @@
  * The batch receive future is an attempt under the wait primitive (wait.c), as a single
  * receive is. The batch send future keeps a loop of its own, since a send that has sent
  * part of its batch goes on at once, and an all-or-nothing one may pass its wake-up on
- * (below); it steps off the list as wait.c does, keeping a wake-up held in zc__held.
+ * (below); it steps off the list as wait.c does, keeping a wake-up held.
  *
  * All-or-nothing waiters (bounded). A single waiter can use any wake-up it gets; a send
  * that needs n slots at once cannot use one that came with fewer. If it simply waited
@@ -25,10 +25,8 @@
  *
  * No atomics of its own besides two reads: the node's state (acquire, as
  * zc__waitlist_is_idle; unregister examines it again under the lock) and the ring's
- * head, seq_cst: a receive that moved head (seq_cst CAS) may have left its wake to this
- * waiter, woken before and not yet acted (zc__waitlist_notify_owed), so the pass-on test
- * is made again after the registration's [N2], where it sees that move; a later value
- * only means more room, offered again. The orderings are those of ring_batch.c, segq.c,
+ * head, seq_cst: it orders the pass-on test after the claims that freed the room it
+ * sees (a later value only means more room, offered again). The orderings are those of ring_batch.c, segq.c,
  * chan.h and waitlist.c.
  */
 #include <zchan/batch.h>
@@ -188,43 +186,24 @@ void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t 
     f->zc__done = 0;
 }
 
-/* Take f's node off the list. True if f held a wake-up: one its node absorbed, or one
- * kept from a poll that stepped off the list to be polled again soon. */
-static bool send_many_unregister(zc_send_many *f, zc__chan *ch) {
-    bool held = zc__waitlist_unregister(&ch->send_waiters, &f->zc__node) || f->zc__held;
-    f->zc__held = false;
-    return held;
-}
-
-/* An all-or-nothing send found room, but too little: if it holds a wake-up (woken, or
- * woken and registered again: ZC__REQUEUED, whose re-check found too little), pass it
- * on to the next waiting sender, at most once per value of the ring's head (see the
- * file comment), and return true: it is off the list, and registers again at the back.
- * Otherwise false: it registers keeping its turn, or, registered already, waits. */
+/* An all-or-nothing send found room, but too little: if it holds a wake-up, pass it on to
+ * the next waiting sender, at most once per value of the ring's head (see the file
+ * comment), and return true: it is off the list, and registers again at the back.
+ * Otherwise false: it registers keeping its turn (which uses a wake-up it held), or,
+ * registered already, waits. */
 static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     /* Acquire: WOKEN / WAKING is examined again by unregister (waitlist.h). */
     unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(f->zc__node.zc__state),
                                        memory_order_acquire);
-    if (st != ZC__WOKEN && st != ZC__WAKING && !f->zc__held &&
-        !(f->zc__node.zc__flags & ZC__REQUEUED))
-        return false; /* none held */
-    /* seq_cst: see the file comment ([N2] came before it for a node registered again). */
+    if (st != ZC__WOKEN && st != ZC__WAKING) return false; /* none held */
+    /* seq_cst: see the file comment. */
     size_t head = atomic_load_explicit(&ch->q.ring.head, memory_order_seq_cst);
-    if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_room(ch)) {
-        f->zc__held = false; /* offered down the list already, or no room at all */
-        return false;
-    }
+    if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_room(ch))
+        return false; /* offered down the list already, or no room at all */
     f->zc__passed = true;
     f->zc__passed_head = head;
-    send_many_unregister(f, ch); /* now IDLE: it registers at the back */
-    zc__chan_pass_on_send(ch);
+    zc__chan_cancel_send(ch, &f->zc__node); /* passes it on; now IDLE: to the back */
     return true;
-}
-
-/* Take f off the list; if it held a wake-up and a sender could use one now, pass it on
- * (waker rule 4), as future.c's finish does. */
-static void send_many_finish(zc_send_many *f, zc__chan *ch) {
-    if (send_many_unregister(f, ch)) zc__chan_pass_on_send(ch);
 }
 
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
@@ -248,9 +227,14 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
                                      &owed);
         if (s == ZC_OK) f->zc__sent += k;
         if (batch_owes(&owed)) {
-            /* Off the list first (keeping a wake-up held), then the wakes; a wait starts
-             * over. */
-            f->zc__held = send_many_unregister(f, ch);
+            /* Off the list first, then the wakes; a wait starts over. Having sent part
+             * of its batch, it used its wake-up and waits for the rest behind the
+             * senders already waiting, as a new send would; having only skipped holes,
+             * it keeps a wake-up held, which too little room may pass on. */
+            if (s == ZC_OK)
+                zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
+            else
+                zc__waitlist_step_off(&ch->send_waiters, &f->zc__node);
             batch_pay(ch, &owed);
             registered = false;
         }
@@ -262,8 +246,6 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             } else if (registered) {
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
-            } else if (!all) {
-                f->zc__held = false; /* any room it stood for has been taken */
             }
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
             registered = true;
@@ -272,18 +254,14 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
             continue;
         } else if (s == ZC_PENDING) {
-            /* A receiver is mid-release: poll again soon, keeping any wake-up we hold
-             * (an all-or-nothing send may owe it to the next waiter). If this poll
-             * registered and was woken since, that wake asks for the next poll already
-             * (no second call of w for one registration: future.c). */
-            bool woken;
-            f->zc__held = zc__waitlist_unregister_woken(&ch->send_waiters, &f->zc__node,
-                                                        &woken) ||
-                          f->zc__held;
-            if (!woken || !registered) zc__wake_self(w);
+            /* A receiver is mid-release: poll again soon, keeping any wake-up we hold,
+             * as wait.c does. */
+            ZC__HOOK(ZC__HOOK_WAIT_STALLED);
+            if (!zc__waitlist_step_off(&ch->send_waiters, &f->zc__node) || !registered)
+                zc__wake_self(w);
             return ZC_PENDING;
         }
-        send_many_finish(f, ch);
+        zc__waitlist_unregister(&ch->send_waiters, &f->zc__node); /* a wake-up held: used */
         if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
@@ -293,7 +271,7 @@ size_t zc_send_many_sent(const zc_send_many *f) { return f ? f->zc__sent : 0; }
 
 void zc_send_many_cancel(zc_send_many *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
-    send_many_finish(f, f->zc__tx->ch);
+    zc__chan_cancel_send(f->zc__tx->ch, &f->zc__node);
 }
 
 void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx) {
@@ -334,7 +312,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
 
 void zc_recv_many_cancel(zc_recv_many *f) {
     if (!f || !f->zc__rx) return;
-    zc__wait_finish(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
+    zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }
 
 /* ---- Blocking forms: block_on over the futures ---------------------------------------- */

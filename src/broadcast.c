@@ -35,8 +35,8 @@
  *     receive is never owed to another receiver (every waiting receiver is woken by
  *     every send, and close wakes all), so cancelling a receive passes nothing on.
  *   - Senders (back-pressure mode): a freed slot wakes the oldest waiting sender
- *     (zc__waitlist_notify_owed: one a slot); a woken sender that completes, cancels or
- *     registers again passes a wake-up on while room is left, as in future.c.
+ *     (zc__waitlist_notify_n: one a slot); a woken sender that is cancelled passes its
+ *     wake-up on while room is left, as the MPMC futures do.
  *
  * Ordering map:
  *   [M1] The state is read and written only under ch->mu (pthread mutex: lock acquires,
@@ -52,8 +52,8 @@
  *        after the wakes it makes (release_handle): until then its handle keeps the
  *        channel alive under them. The thread that takes the last one away frees the
  *        channel after its unlock (no other handle is left to touch it). Taking the
- *        handle off first let the other thread's last drop free the channel under the
- *        wakes (found by a fresh-user test under AddressSanitizer).
+ *        handle off first would let the other thread's last drop free the channel
+ *        under the wakes.
  */
 #include <zchan/broadcast.h>
 
@@ -202,12 +202,10 @@ static size_t send_room(void *arg) {
     return room;
 }
 
-/* The wakes owed to waiting senders for freed slots ([M2]: after the unlock): one a slot
- * (after the first, while there is more room than the senders this call woke will
- * take); a woken sender passes one on if room is left (zc__waitlist_notify_owed,
- * pass_on_send). */
+/* The wakes owed to waiting senders for freed slots ([M2]: after the unlock): one a
+ * slot. */
 static void wake_senders(zc__bcast *ch, size_t freed) {
-    zc__waitlist_notify_owed(&ch->send_waiters, freed, send_room, ch);
+    zc__waitlist_notify_n(&ch->send_waiters, freed);
 }
 
 /* Wake the receivers that were waiting when we looked (see the file comment). */
@@ -444,14 +442,11 @@ static void pass_on_send(void *arg) {
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send, ch);
 }
 
-/* Take a send node off its list; pass on a wake-up it absorbed and did not use. */
-static void send_finish(zc__bcast *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node)) pass_on_send(ch);
-}
-
 void zc_bcast_send_cancel(zc_bcast_send *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
-    send_finish(f->zc__tx->ch, &f->zc__node);
+    /* Pass on a wake-up it held and did not use. */
+    if (zc__waitlist_unregister(&f->zc__tx->ch->send_waiters, &f->zc__node))
+        pass_on_send(f->zc__tx->ch);
 }
 
 zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
@@ -471,7 +466,7 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
             registered = true; /* and re-check */
             continue;
         }
-        send_finish(ch, &f->zc__node);
+        zc__waitlist_unregister(&ch->send_waiters, &f->zc__node); /* a wake-up held: used */
         if (s == ZC_OK) pay_send(ch); /* our node off */
         f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED */

@@ -149,8 +149,6 @@ bool zc_sender_close(zc_sender *tx) { return tx ? chan_close(tx->ch) : false; }
 
 bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false; }
 
-
-
 /* Self-wakes this thread is inside (chan.h). Only this thread reads or writes it. */
 static _Thread_local unsigned self_wakes;
 
@@ -182,10 +180,9 @@ static size_t recv_avail(void *ch) {
 static size_t send_avail(void *ch) { return chan_room(ch); }
 
 /* With senders waiting (and a wake to make), the holes that the call left at head are
- * skipped first, and owe a wake each: a receive that reached a released place had freed
- * its slot too, and woke one sender for two free slots while the other waited on (found
- * by a break test; rule 4). Senders that come later need no wake for them: their attempt
- * skips such a hole, and so does a holder's pass-on. */
+ * skipped first, and owe a wake each: a receive that reaches a released place frees its
+ * slot too (rule 4). Senders that come later need no wake for them: their attempt skips
+ * such a hole, and so does a pass-on. */
 static size_t skip_holes_at_head(zc__chan *ch) {
     /* seq_cst: a guess (each skip's CAS validates it), after the caller's claims ([F1])
      * or its [N2]. */
@@ -196,11 +193,11 @@ static size_t skip_holes_at_head(zc__chan *ch) {
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
     if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
     n += skip_holes_at_head(ch);
-    zc__waitlist_notify_owed(&ch->send_waiters, n, send_avail, ch);
+    zc__waitlist_notify_n(&ch->send_waiters, n);
 }
 
 void zc__chan_wake_receivers(zc__chan *ch, size_t n) {
-    zc__waitlist_notify_owed(&ch->recv_waiters, n, recv_avail, ch);
+    zc__waitlist_notify_n(&ch->recv_waiters, n);
 }
 
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
@@ -208,15 +205,12 @@ static void pass_on_send_again(void *ch) { zc__chan_pass_on_send(ch); }
 
 /* The waiter count is looked at before the queue: with no waiter linked there is no one
  * to pass a wake-up to, and one that links after that load re-checks the queue itself
- * ([F2]). Nothing is passed on once the channel is closed: passing on there only nested
- * the wakes of an inline executor one level per waiter (found by a break test: a stack
- * overflow at 30,000 waiters). tests/model checks both. A pass-on from inside the wake
- * of another pass-on of the same list is left to that one (zc__waitlist_pass_on), so
- * that a chain of them does not nest either. And a wake-up is passed on only for what
- * there is beyond what the waiters already woken (and not yet polled) will take: each
- * of them looks again when it acts, so the last to act sees what is left (rule 5: ten
- * freed slots had woken up to nineteen senders; found by a break test; tests/model
- * checks it). */
+ * ([F2]). Nothing is passed on once the channel is closed (avail is 0): the close woke
+ * every waiter, and passing on there would only nest the wakes of an inline executor
+ * one level per waiter. A pass-on from inside the wake of another pass-on of the same
+ * list is left to that one (zc__waitlist_pass_on), so that a chain of them does not nest
+ * either. And a wake-up is passed on only for what there is beyond what the waiters
+ * already woken (and not yet polled) will take (rule 5). tests/model checks these. */
 void zc__chan_pass_on_recv(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters) &&
         zc__waitlist_wake_has_work(&ch->recv_waiters, recv_avail, ch))
@@ -225,7 +219,7 @@ void zc__chan_pass_on_recv(zc__chan *ch) {
 
 /* With senders waiting, the holes left at head are skipped first, as in
  * zc__chan_wake_senders: each holds a free slot that the room does not count until head
- * has moved past it, and a wake skipped for a holder may have been for one. */
+ * has moved past it. */
 void zc__chan_pass_on_send(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->send_waiters)) return;
     skip_holes_at_head(ch);
@@ -233,16 +227,12 @@ void zc__chan_pass_on_send(zc__chan *ch) {
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }
 
-bool zc__chan_finish_recv(zc__chan *ch, zc__waiter *node) {
-    bool woken;
-    if (zc__waitlist_unregister_woken(&ch->recv_waiters, node, &woken)) zc__chan_pass_on_recv(ch);
-    return woken;
+void zc__chan_cancel_recv(zc__chan *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->recv_waiters, node)) zc__chan_pass_on_recv(ch);
 }
 
-bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node) {
-    bool woken;
-    if (zc__waitlist_unregister_woken(&ch->send_waiters, node, &woken)) zc__chan_pass_on_send(ch);
-    return woken;
+void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node) {
+    if (zc__waitlist_unregister(&ch->send_waiters, node)) zc__chan_pass_on_send(ch);
 }
 
 /* zc_try_send after its first attempt did not go through at once. */

@@ -61,15 +61,12 @@ static inline bool zc__is_receiver(const zc_receiver *rx) { return rx && rx == &
 /* The wakes owed to waiting senders for n slots freed on a bounded channel (plus one for
  * each hole the call left at head, skipped first), or to waiting receivers for n
  * messages made receivable, after the seq_cst claims that freed or made them ([F1]):
- * one waiter woken for each while waiters are linked, after the first only while there
- * is more to take than the waiters this call woke and that have not acted yet will
- * take; they, when they act, pass a wake-up on if anything is left
- * (zc__waitlist_notify_owed, zc__chan_pass_on_*). */
+ * one waiter woken for each while waiters are linked (zc__waitlist_notify_n). */
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
 /* [F1] after a send: its claim was a seq_cst RMW; now look for a waiting receiver, and
- * wake it (zc__waitlist_notify_owed). */
+ * wake it. */
 static inline void zc__chan_wake_receiver(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters)) zc__chan_wake_receivers(ch, 1);
 }
@@ -326,16 +323,16 @@ bool zc__in_self_wake(void);
 /* Whether the channel is closed (seq_cst: usable as the re-check half of a wait). */
 bool zc__chan_is_closed(zc__chan *ch);
 
-/* Take a receive / send waiter node off its list at the end of an operation; if it held
- * a wake-up (zc__waitlist_unregister_slow) and a peer of its kind could use one now,
- * pass it on (waker rule 4). Returns whether its registration had absorbed one: then its
- * waker has been called since it registered, and that call is done. */
-bool zc__chan_finish_recv(zc__chan *ch, zc__waiter *node);
-bool zc__chan_finish_send(zc__chan *ch, zc__waiter *node);
+/* Take a receive / send waiter node off its list for a cancel: a wake-up it held and
+ * did not use is passed on if a peer of its kind could use one now (waker rule 4). An
+ * operation that ends otherwise (it completed, or waits again) has used its wake-up and
+ * only unregisters (zc__waitlist_unregister). */
+void zc__chan_cancel_recv(zc__chan *ch, zc__waiter *node);
+void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node);
 
 /* The passing-on half of those: wake one waiting receiver / sender if one is linked and
  * could make progress now. For a caller that takes several nodes off first (select, so
- * that a wake-up one of its nodes absorbed is never passed to another of its own). */
+ * that a wake-up one of its nodes held is never passed to another of its own). */
 void zc__chan_pass_on_recv(zc__chan *ch);
 void zc__chan_pass_on_send(zc__chan *ch);
 

@@ -46,7 +46,7 @@ zc_status zc_sender_closed_poll(zc_sender_closed *f, const zc_waker *w) {
 }
 
 void zc_sender_closed_cancel(zc_sender_closed *f) {
-    if (f && f->zc__tx) zc__wait_finish(f->zc__tx->ch, ZC__SIDE_CLOSE, &f->zc__node);
+    if (f && f->zc__tx) zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }
 
 void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
@@ -65,5 +65,5 @@ zc_status zc_receiver_closed_poll(zc_receiver_closed *f, const zc_waker *w) {
 }
 
 void zc_receiver_closed_cancel(zc_receiver_closed *f) {
-    if (f && f->zc__rx) zc__wait_finish(f->zc__rx->ch, ZC__SIDE_CLOSE, &f->zc__node);
+    if (f && f->zc__rx) zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }

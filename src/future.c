@@ -94,7 +94,7 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
 
 void zc_send_cancel(zc_send *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
-    zc__wait_finish(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
+    zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
 /* Everything but the fast path of zc_recv_poll (as send_poll_slow). */
@@ -141,5 +141,5 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
 
 void zc_recv_cancel(zc_recv *f) {
     if (!f || !f->zc__rx) return;
-    zc__wait_finish(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
+    zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }

@@ -70,7 +70,7 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
 
 void zc_reserve_cancel(zc_reserve *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
-    zc__wait_finish(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
+    zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
 static zc_status reserve_poll(void *op, const zc_waker *w) { return zc_reserve_poll(op, w); }
@@ -91,12 +91,8 @@ zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
 
 /* After a bounded commit or release ([F1]: its CAS was seq_cst): the wakes owed to the
  * waiting receivers, one for each message it let through (the place pos itself, and
- * those queued behind it, not those before it: zc__ring_ready_run; at least one), as
- * zc__waitlist_notify_owed makes them (those woken pass a wake-up on as long as there
- * is more to take, waker rule 4);
- * on a closed channel every one, since all of them may now see the end, as close does.
- * One wake only, whatever the run, left a thread blocked behind a woken future that its
- * executor did not poll while messages waited (a break test of session 19). */
+ * those queued behind it, not those before it: zc__ring_ready_run; at least one); on a
+ * closed channel every one, since all of them may now see the end, as close does. */
 static void wake_receivers(zc__chan *ch, size_t pos) {
     if (!zc__waitlist_has_waiters(&ch->recv_waiters)) return;
     if (zc__chan_is_closed(ch)) {

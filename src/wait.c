@@ -16,10 +16,10 @@ static zc__waitlist *side_list(zc__chan *ch, zc__side side) {
     }
 }
 
-void zc__wait_finish(zc__chan *ch, zc__side side, zc__waiter *node) {
+void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node) {
     switch (side) {
-    case ZC__SIDE_RECV: zc__chan_finish_recv(ch, node); break;
-    case ZC__SIDE_SEND: zc__chan_finish_send(ch, node); break;
+    case ZC__SIDE_RECV: zc__chan_cancel_recv(ch, node); break;
+    case ZC__SIDE_SEND: zc__chan_cancel_send(ch, node); break;
     default: zc__waitlist_unregister(&ch->close_waiters, node); break; /* close wakes all */
     }
 }
@@ -43,9 +43,9 @@ zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         if (owed > 0 && !final(s)) {
-            /* Slots freed (holes skipped) and nothing taken: off the list, wake whom the
-             * slots are for, and wait over again. */
-            zc__wait_finish(ch, side, node);
+            /* Slots freed (holes skipped) and nothing taken: off the list (a wake-up held
+             * was used by this attempt), wake whom the slots are for, wait over again. */
+            zc__waitlist_unregister(wl, node);
             pay(ch, side, owed);
             owed = 0;
             registered = false;
@@ -66,7 +66,7 @@ zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker
             if (!zc__waitlist_step_off(wl, node) || !registered) zc__wake_self(w);
             return ZC_PENDING;
         } else {
-            zc__wait_finish(ch, side, node);
+            zc__waitlist_unregister(wl, node); /* a wake-up held was used: not passed on */
             pay(ch, side, owed); /* our node is off the list */
             return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }

@@ -31,16 +31,14 @@ typedef zc_status zc__attempt_fn(zc__chan *ch, void *arg, unsigned *owed);
  *     (zc__waitlist_step_off), call w unless this poll's registration was woken since
  *     (that wake asks for the next poll already), and return ZC_PENDING; polled from
  *     inside such a self-wake, back off and attempt again instead (zc__in_self_wake);
- *   - final: take node off the list, passing on a wake-up it held if a waiter of its
- *     kind could use it now (rule 4), make the wakes owed, and return the status.
- * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker;
- * a waiter that completes after being notified passes the notification on if something
- * is left (tachyonix / async-event). */
+ *   - final: take node off the list (a wake-up it held was used), make the wakes owed,
+ *     and return the status.
+ * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker. */
 zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
                    zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed);
 
-/* Take node off side's list for a cancel (or a final status reached without zc__wait),
- * passing on a wake-up it held as zc__wait's final step does. */
-void zc__wait_finish(zc__chan *ch, zc__side side, zc__waiter *node);
+/* Take node off side's list for a cancel, passing on a wake-up it held and did not use
+ * if a waiter of its kind could use it now (waker rule 4). */
+void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node);
 
 #endif /* ZCHAN_SRC_WAIT_H */

@@ -16,9 +16,9 @@
  *   wake it is inside (a thread-local points at the innermost); an unregister or register
  *   that finds its node WAKING and one of this thread's frames naming it is inside that
  *   node's wake, however deep: it takes the node over (WOKEN) and clears the frame,
- *   telling its notifier not to touch the node after wake returns. (With only the
- *   innermost frame looked at, a cancel from a nested wake of a node whose wake was
- *   further out waited for its own thread: for ever. Found by a break test.)
+ *   telling its notifier not to touch the node after wake returns. Every frame is looked
+ *   at, not only the innermost: a cancel from a nested wake of a node whose wake is
+ *   further out would otherwise wait for its own thread.
  * - Early release: a wake that is done with its context before it returns (the futex
  *   parker, whose futex_wake system call needs only an address) calls
  *   zc__waitlist_wake_done, which marks the node WOKEN at once; a woken thread then does
@@ -41,12 +41,11 @@
  *        node links, node states and wakers are guarded by the lock.
  *   [W1] notifier: release-store of WOKEN after wake returns <-> [W2] owner: acquire
  *        load seeing WOKEN: the notifier's wake call is over, the owner may free the task.
- *   [N1] notify_owed's wakes after its first, and a pass-on's test: seq_cst load of
- *        `notified` after the look at the queue (zc__waitlist_wake_has_work)  <->  [N2]
- *        owner: seq_cst decrement of `notified` (register or unregister of a woken
- *        node), before its seq_cst look at the queue (the re-check, or a pass-on's).
- *        Either the notifier sees the count lowered and wakes, or the holder sees what
- *        the notifier's call made available and takes it or passes the wake-up on.
+ *   [N1] a pass-on's test: seq_cst load of `notified` after the look at the queue
+ *        (zc__waitlist_wake_has_work)  <->  [N2] owner: seq_cst decrement of
+ *        `notified` (register or unregister of a woken node), before its seq_cst look
+ *        at the queue (the re-check). Either the passer sees the count lowered and
+ *        wakes, or the holder sees what there is and takes it.
  */
 #include "waitlist.h"
 
@@ -190,17 +189,10 @@ static bool notify(zc__waitlist *wl, bool passing) {
 
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
-void zc__waitlist_notify_owed(zc__waitlist *wl, size_t n, zc__avail_fn *avail, void *arg) {
-    /* [F1] before each, and [N1] before each after the first (waitlist.h); notify looks
-     * at the waiter count again, a load of a line just read. */
-    for (size_t i = 0; i < n && zc__waitlist_has_waiters(wl); i++) {
-        if (i > 0) {
-            /* The i woken by this call will take i, those of them that have not acted
-             * yet; waiters woken before are not counted (they may never be polled). */
-            size_t there = avail(arg), held = zc__waitlist_notified(wl);
-            if (there <= (held < i ? held : i)) return;
-        }
-        if (!notify(wl, false)) return;
+void zc__waitlist_notify_n(zc__waitlist *wl, size_t n) {
+    /* notify looks at the waiter count first ([F1]) and stops the loop once none is
+     * linked. */
+    while (n-- > 0 && notify(wl, false)) {
     }
 }
 
@@ -236,10 +228,10 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
     wl->waking_all++; /* those that register again meanwhile go to the back */
     unlock(wl);
     /* The n linked now are in front of every node linked from here on, so n pops reach
-     * each of them (one cancelled meanwhile lets a later node get an extra wake). Popping
-     * until the list is empty went on for ever when a woken waiter registered again
-     * from inside its wake: a receive behind a held permit on a closed channel (found by
-     * a break test). */
+     * each of them (one cancelled meanwhile lets a later node get an extra wake). Not
+     * "until the list is empty": a woken waiter that registers again from inside its
+     * wake (a receive behind a held permit on a closed channel) would be popped for
+     * ever. */
     while (n-- > 0 && zc__waitlist_notify_one(wl)) {
     }
     lock(wl);
@@ -252,21 +244,17 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
         wait_not_waking(node);
         lock(wl);
         /* Acquire: pairs with [W1]. WOKEN is stored after the notifier's unlock, so the
-         * lock alone does not order its wake call before our reuse of the node (found
-         * by ThreadSanitizer in the soak). */
+         * lock alone does not order its wake call before our reuse of the node. */
         unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
         if (st == ZC__WAKING) { /* notified between our check and the lock */
             unlock(wl);
             continue;
         }
         if (st != ZC__WAITING) {
-            /* A woken node acts on its wake-up by registering again, and keeps it as
-             * ZC__REQUEUED until it leaves (the re-check may take what a skipped
-             * notify_owed left to it). [N2] seq_cst: see the map. */
-            if (st == ZC__WOKEN) {
+            /* A woken node uses its wake-up by registering again (its re-check looks at
+             * the queue). [N2] seq_cst: see the map. */
+            if (st == ZC__WOKEN)
                 atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
-                node->zc__flags |= ZC__REQUEUED;
-            }
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->zc__waker = *w;
@@ -282,10 +270,8 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
     }
 }
 
-bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woken) {
-    bool requeued = node->zc__flags & ZC__REQUEUED; /* the owner's own field */
-    node->zc__flags &= ~ZC__REQUEUED;
-    /* Acquire: see zc__waitlist_unregister; not IDLE, so examined again below. */
+bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
+    /* Acquire: see zc__waitlist_is_idle; not IDLE, so examined again below. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
     if (st == ZC__WAITING) {
         lock(wl);
@@ -294,7 +280,7 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woke
             unlink_node(wl, node);
             atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
             unlock(wl);
-            return requeued;
+            return false;
         }
         unlock(wl);
     }
@@ -303,7 +289,6 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node, bool *woke
     /* Its wake-up is acted on: used, or passed on by the caller. [N2] seq_cst: before
      * the caller's look at the queue and at the count (zc__waitlist_notified). */
     atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
-    if (woken) *woken = true;
     return true;
 }
 
@@ -316,21 +301,13 @@ bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node) {
         st = atomic_load_explicit(node_state(node), memory_order_relaxed); /* under lock */
         if (st == ZC__WAITING) {
             unlink_node(wl, node);
-            bool held = node->zc__flags & ZC__REQUEUED; /* the owner's own field */
-            node->zc__flags &= ~ZC__REQUEUED;
-            if (held) {
-                /* The wake-up it registered again with stays held, counted again as
-                 * notify does ([N2]'s counterpart): seq_cst, as there. */
-                atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
-            }
             /* Relaxed: under the lock, which notifiers take before reading the state. */
-            atomic_store_explicit(node_state(node), held ? ZC__WOKEN : ZC__IDLE,
-                                  memory_order_relaxed);
+            atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
             unlock(wl);
             return false;
         }
         unlock(wl);
     }
-    wait_not_waking(node); /* now WOKEN, and kept so */
+    wait_not_waking(node); /* now WOKEN, and kept so: the next poll uses the wake-up */
     return true;
 }

@@ -116,7 +116,7 @@ typedef struct zc_send_many {
     size_t zc__passed_head; /* all-or-nothing: the ring's head when it last passed a wake-up on */
     unsigned zc__flags;     /* as given to init */
     bool zc__passed;        /* zc__passed_head holds a value */
-    bool zc__held;          /* a wake-up absorbed before stepping off the list to re-poll */
+    bool zc__held;          /* reserved; always false */
     int zc__done;           /* 0 while not complete, else the final zc_status + 1 */
 } zc_send_many;
 

@@ -42,24 +42,20 @@
  * (a send, a receive, a batch, a commit or release of a reservation) wakes the oldest
  * waiters of the other side, one for each message or slot, whatever the waiters woken
  * before and not polled yet: a woken future acts only when its executor polls it, and
- * no future waits on another executor's polls. A woken future takes what it can when it
- * is polled, and then, if something is left (more than the waiters still holding a
- * wake-up will take), passes a wake-up on to the next waiter; so does one cancelled, or
- * one that found nothing and registered again. Of several made available at once (a
- * batch, a commit or release), those after the first wake waiters only while there is
- * more than the waiters this call woke will take: an executor that polls inside the
- * wake lets the first woken take them all. The price is futile polls where one task
- * sends (receives) in a loop: the first polled takes what the others were woken for,
- * and they find the channel full (empty) again (bench row 13a, many sender tasks on one
- * executor thread).
+ * no future waits on another executor's polls. A woken future uses its wake-up when it
+ * is polled (it completes, or finds nothing and waits again); one cancelled before that
+ * poll passes the wake-up on to the next waiter if that one could use it. So every wake
+ * of a future is owed to one message, one slot, a close, or a wake-up passed on unused.
+ * The price is futile polls where one task sends (receives) in a loop: the first polled
+ * takes what the others were woken for, and they find the channel full (empty) again.
  *
  * An executor may poll from inside wake (rule 2), and those polls wake others in turn. A
- * pass-on made inside the wake of another pass-on on the same list is left to that one,
- * which makes it once its wake has returned (still within the call that made the
- * wake-up). So a batch that lets k waiters through, a commit that releases k messages
- * already queued behind it, or k waiters cancelled in their wakes run two wakes deep,
- * not k. Nothing is passed on once a channel is closed, so the wakes of a close do not
- * nest either. What still nests, one level per operation, is a chain of real sends and
+ * call that wakes k waiters (a batch, a commit that releases k messages queued behind
+ * it) wakes them one after another from its own frame; a pass-on made inside the wake of
+ * another pass-on on the same list is left to that one, which makes it once its wake has
+ * returned (still within the call that made the wake-up). So k waiters cancelled in
+ * their wakes run two wakes deep, not k. Nothing is passed on once a channel is
+ * closed, so the wakes of a close do not nest either. What still nests, one level per operation, is a chain of real sends and
  * receives between inline tasks, each woken task's operation making the wake-up of the
  * next: a commit into an empty bounded(1) channel with k inline receivers and k inline
  * senders waiting goes 2k deep (each receive wakes a sender, whose send wakes the next

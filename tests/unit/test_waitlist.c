@@ -148,12 +148,10 @@ static void test_unregister_of_a_woken_node_reports_the_held_notification(void *
     assert_false(zc__waitlist_unregister(&f.wl, &f.node[0])); /* handed over once */
 }
 
-/* A woken node that registers again (it found nothing: a barger took it) keeps the
- * wake-up until it leaves: the wakes owed meanwhile may have been left to it
- * (zc__waitlist_notify_owed), so its unregister reports one held, for the caller to pass
- * on, though the node was only waiting. Not reported as woken: its registration was not
- * (the caller's self-wake depends on that). A later registration from IDLE holds none. */
-static void test_woken_node_registered_again_reports_its_wake_up_held_not_woken(void **state) {
+/* A woken node that registers again (it found nothing: a barger took what it was woken
+ * for) uses its wake-up by doing so: its re-check looks at the queue. Its unregister
+ * then holds nothing to pass on. */
+static void test_woken_node_registered_again_holds_no_wake_up(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f);
@@ -162,35 +160,19 @@ static void test_woken_node_registered_again_reports_its_wake_up_held_not_woken(
     assert_int_equal(zc__waitlist_notified(&f.wl), 1);
     zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
     assert_int_equal(zc__waitlist_notified(&f.wl), 0); /* acted on: looked again */
-    bool woken = true;
-    assert_true(zc__waitlist_unregister_woken(&f.wl, &f.node[0], &woken));
-    assert_false(woken);
-    assert_int_equal(node_state(&f, 0), ZC__IDLE);
-    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
     assert_false(zc__waitlist_unregister(&f.wl, &f.node[0]));
+    assert_int_equal(node_state(&f, 0), ZC__IDLE);
 }
 
-/* What an owed wake finds (the channel's avail function, here a constant). */
-static size_t plenty(void *arg) {
-    (void)arg;
-    return 100;
-}
-
-static size_t two(void *arg) {
-    (void)arg;
-    return 2;
-}
-
-/* A call's first owed wake is made whatever the waiters woken before and not acted yet
- * (waker rule 4: they may never be polled); its later ones only for what there is
- * beyond what those will take. */
+/* Each call's wakes are made whatever the waiters woken before and not acted yet (waker
+ * rule 4: they may never be polled). */
 static void test_each_call_wakes_one_more_waiter_whatever_the_holders(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f);
     for (int i = 0; i < NODES; i++) zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
     for (int i = 0; i < NODES; i++) {
-        zc__waitlist_notify_owed(&f.wl, 1, two, NULL); /* never more than two to take */
+        zc__waitlist_notify_n(&f.wl, 1);
         for (int j = 0; j < NODES; j++) assert_int_equal(wakes(&f, j), j <= i ? 1 : 0);
         assert_int_equal(zc__waitlist_notified(&f.wl), (size_t)i + 1);
     }
@@ -199,21 +181,44 @@ static void test_each_call_wakes_one_more_waiter_whatever_the_holders(void **sta
     assert_int_equal(zc__waitlist_notified(&f.wl), 0);
 }
 
-static void test_a_calls_later_wakes_go_only_beyond_what_the_woken_will_take(void **state) {
+/* n things made available wake the n oldest waiters, one each (rule 5), or every one
+ * linked if fewer are. */
+static void test_notify_n_wakes_the_n_oldest_and_no_more_than_are_linked(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f);
     for (int i = 0; i < NODES; i++) zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
-    zc__waitlist_notify_owed(&f.wl, 5, two, NULL); /* two to take: two woken */
+    zc__waitlist_notify_n(&f.wl, 2);
     assert_int_equal(wakes(&f, 0), 1);
     assert_int_equal(wakes(&f, 1), 1);
     assert_int_equal(wakes(&f, 2), 0);
+    zc__waitlist_notify_n(&f.wl, (size_t)NODES + 5);
+    for (int i = 0; i < NODES; i++) assert_int_equal(wakes(&f, i), 1);
+    assert_int_equal(waiters(&f), 0);
+    assert_int_equal(zc__waitlist_notified(&f.wl), (size_t)NODES);
+    for (int i = 0; i < NODES; i++) assert_true(zc__waitlist_unregister(&f.wl, &f.node[i]));
+}
+
+/* A node that steps off to be polled again soon keeps a wake-up it holds (WOKEN, still
+ * counted), so that its next poll uses it or its cancel passes it on; a linked node that
+ * holds none just leaves the list. */
+static void test_step_off_keeps_a_held_wake_up_and_unlinks_a_waiting_node(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
+    zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_true(zc__waitlist_step_off(&f.wl, &f.node[0]));
+    assert_int_equal(node_state(&f, 0), ZC__WOKEN);
+    assert_int_equal(zc__waitlist_notified(&f.wl), 1);
+    assert_false(zc__waitlist_step_off(&f.wl, &f.node[1]));
+    assert_int_equal(node_state(&f, 1), ZC__IDLE);
+    assert_int_equal(waiters(&f), 0);
+    assert_false(zc__waitlist_step_off(&f.wl, &f.node[1])); /* IDLE: nothing */
     assert_true(zc__waitlist_unregister(&f.wl, &f.node[0]));
-    zc__waitlist_notify_owed(&f.wl, 2, plenty, NULL); /* the last one, whatever the rest */
-    assert_int_equal(wakes(&f, 2), 1);
-    assert_true(zc__waitlist_unregister(&f.wl, &f.node[1]));
-    assert_true(zc__waitlist_unregister(&f.wl, &f.node[2]));
     assert_int_equal(zc__waitlist_notified(&f.wl), 0);
+    assert_int_equal(wakes(&f, 1), 0);
 }
 
 static void test_unregister_of_an_idle_node_does_nothing(void **state) {
@@ -407,9 +412,10 @@ int main(void) {
         cmocka_unit_test(test_registering_a_waiting_node_again_only_replaces_its_waker),
         cmocka_unit_test(test_unregister_of_a_waiting_node_unlinks_it_without_a_wake),
         cmocka_unit_test(test_unregister_of_a_woken_node_reports_the_held_notification),
-        cmocka_unit_test(test_woken_node_registered_again_reports_its_wake_up_held_not_woken),
+        cmocka_unit_test(test_woken_node_registered_again_holds_no_wake_up),
         cmocka_unit_test(test_each_call_wakes_one_more_waiter_whatever_the_holders),
-        cmocka_unit_test(test_a_calls_later_wakes_go_only_beyond_what_the_woken_will_take),
+        cmocka_unit_test(test_notify_n_wakes_the_n_oldest_and_no_more_than_are_linked),
+        cmocka_unit_test(test_step_off_keeps_a_held_wake_up_and_unlinks_a_waiting_node),
         cmocka_unit_test(test_unregister_of_an_idle_node_does_nothing),
         cmocka_unit_test(test_woken_node_registering_again_goes_to_the_front),
         cmocka_unit_test(test_idle_node_registering_again_goes_to_the_back),
