@@ -2,9 +2,9 @@
  * select.c: select over several send / receive operations, as one poll-style future.
  *
  * Readiness-based (crossbeam-channel's Select): a poll attempts the cases one at a time
- * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), in an
- * order drawn at random for each walk over the cases (below), or in array order with
- * ZC_SELECT_ORDERED. The first attempt that completes is the outcome; then every case's
+ * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), in an order
+ * drawn at random for a select's first selection, then round-robin (below), or in array
+ * order with ZC_SELECT_ORDERED. The first attempt that completes is the outcome; then every case's
  * node is finished as future.c finishes its one node: taken off its waiter list, and if
  * it had absorbed a wake-up while its channel can still serve a waiter of its kind, the
  * wake-up is passed on (waker rule 4). If nothing completes, every case registers its
@@ -16,24 +16,31 @@
  * receive case), and an inline executor polls from inside the wake (waker.h), so a wake
  * of its own would nest a second poll of the same select inside the first: both
  * completed (a message overwritten), or the inner one waited for the outer's wake to end
- * (a hang). So every node is taken off its list before any
- * wake-up is passed on (select_finish), and the wakes an attempt owes the other side (a
- * receiver for a message sent, a sender for each slot freed) are made only once no node
- * of the select is on a list (select_pay).
+ * (a hang). So every node is taken off its list before any wake-up is passed on
+ * (select_finish), and the wakes an attempt owes the other side (a receiver for a message
+ * sent, a sender for each slot freed) are made only once no node of the select is on a
+ * list (select_pay).
  *
- * Fairness: each walk attempts the cases in a uniformly random order, as Go's select
- * does, so the case chosen is uniform among the cases ready during the walk, wherever the
- * never-ready, disabled and NULL cases stand (a random start followed by array order is
- * not: a ready case behind k cases that are not ready would win k + 1 times as often as
- * one behind none). The order is a Fisher-Yates shuffle drawn one step at a time
- * (walk_next): step k swaps a uniform pick of places k..n-1 into place k, so a walk that
- * completes at its first attempt costs one draw, not n. The permutation lives in the
- * cases themselves (zc__order): no allocation. Each poll sets it to the identity (the
- * caller may have set the cases up again, or used them in another select, since the last
- * poll); after that any permutation will do as the start of the next walk's shuffle, so
- * the walks of one poll go on from where the last left it. Attempts are the only exact
- * readiness test (one that succeeds has completed the operation), so the order is fixed
- * before each attempt, never after a look.
+ * Fairness. Until a select has completed once (a new select: every zc_select_blocking
+ * and zc_select_timeout call, a future initialised for each message), each walk over the
+ * cases attempts them in a uniformly random order, as Go's select does, so the case
+ * chosen is uniform among the cases ready during the walk, wherever the never-ready,
+ * disabled and NULL cases stand (a random start followed by array order is not: a ready
+ * case behind k cases that are not ready would win k + 1 times as often as one behind
+ * none). The order is a Fisher-Yates shuffle drawn one step at a time (walk_next): step
+ * k swaps a uniform pick of places k..n-1 into place k, so a walk that completes at its
+ * first attempt costs one draw, not n. The permutation lives in the cases themselves
+ * (zc__order): no allocation. Each such poll sets it to the identity (the caller may have
+ * set the cases up again, or used them in another select, since the last poll); after
+ * that any permutation will do as the start of the next walk's shuffle. Attempts are the
+ * only exact readiness test (one that succeeds has completed the operation), so the order
+ * is fixed before each attempt, never after a look.
+ *
+ * A select polled again after a completion walks round-robin instead, from the case
+ * after the one chosen (zc__start): a loop of polls then takes the cases that stay ready
+ * in turn, each as often as the others wherever the cases that are not ready stand, and
+ * a case ready at every poll waits at most n - 1 selections; and a poll that completes at
+ * its first attempt draws nothing.
  *
  * Why no wake-up is lost: per channel, the node's registration ([F2] in waitlist.c, a
  * seq_cst RMW) comes before the re-check's seq_cst look at the queue, and a peer's
@@ -62,10 +69,11 @@
 enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4 };
 
 /* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
- * the walks; per thread: no sharing. Reached through a pointer (select_rng), so that a
- * select run from inside a wake this poll makes (an inline executor) draws on from the
- * same state instead of repeating this poll's numbers. */
-static _Thread_local uint64_t tl_seed;
+ * the shuffled walks; per thread: no sharing; initial-exec (ZC__TLS_FAST), so a load, not
+ * a call. Reached through a pointer (select_rng), so that a select run from inside a wake
+ * this poll makes (an inline executor) draws on from the same state instead of repeating
+ * this poll's numbers. */
+static ZC__TLS_FAST uint64_t tl_seed;
 
 static uint64_t *select_rng(void) {
     if (tl_seed == 0) /* first use on this thread: seeded from the variable's own address */
@@ -130,6 +138,7 @@ void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flag
     s->zc__cases = cases;
     s->zc__n = n;
     s->zc__flags = flags;
+    s->zc__start = n; /* none chosen yet: the walks are shuffled (file comment) */
 }
 
 static bool case_is_recv(const zc_select_case *c) {
@@ -203,12 +212,11 @@ void zc_select_disable(zc_select *s, size_t index) {
 }
 
 /* Whether every enabled case has its buffer; *bad is the first that has not. Counts the
- * enabled cases into *live, and sets the walks' permutation to the identity (walk_next). */
-static bool cases_valid(zc_select *s, size_t *bad, size_t *live) {
+ * enabled cases into *live. */
+static bool cases_valid(const zc_select *s, size_t *bad, size_t *live) {
     *live = 0;
     for (size_t i = 0; i < s->zc__n; i++) {
-        zc_select_case *c = &s->zc__cases[i];
-        c->zc__order = (uint32_t)i;
+        const zc_select_case *c = &s->zc__cases[i];
         if (!c->zc__handle) continue;
         if (c->zc__kind == CASE_RECV ? !c->zc__out : !c->zc__msg) {
             *bad = i;
@@ -227,6 +235,8 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
 #if SIZE_MAX > UINT32_MAX
     if (n > UINT32_MAX) return ZC_EINVAL; /* beyond zc__order; never registered, so no cancel */
 #endif
+    /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
+    size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
     size_t bad = n, live;
     if (!w || !w->wake || !index || (s->zc__flags & ~ZC_SELECT_ORDERED) ||
         !cases_valid(s, &bad, &live)) {
@@ -236,14 +246,18 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     }
     if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
 
-    bool ordered = (s->zc__flags & ZC_SELECT_ORDERED) != 0;
-    uint64_t *rng = ordered ? NULL : select_rng();
+    uint64_t *rng = NULL; /* not NULL: the walks are shuffled */
+    if (start >= n) { /* from the identity (walk_next) */
+        rng = select_rng();
+        for (size_t i = 0; i < n; i++) s->zc__cases[i].zc__order = (uint32_t)i;
+    }
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         bool busy = false;
-        for (size_t k = 0; k < n; k++) { /* one walk: a fresh order, every case once */
-            size_t i = ordered ? k : walk_next(s->zc__cases, k, n, rng);
+        for (size_t k = 0; k < n; k++) { /* one walk: every case once */
+            size_t i = start + k < n ? start + k : start + k - n;
+            if (rng) i = walk_next(s->zc__cases, k, n, rng);
             zc_select_case *c = &s->zc__cases[i];
             if (!c->zc__handle) continue;
             unsigned owed = 0;
@@ -263,6 +277,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             bool recv = case_is_recv(c);
             select_finish(s); /* every node, the chosen one's too */
             select_pay(ch, recv, owed);
+            s->zc__start = i + 1 < n ? i + 1 : 0; /* polled again: round-robin from here */
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }

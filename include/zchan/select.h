@@ -8,12 +8,15 @@
  * sender) and embeds the waiter node it waits with, so a select never allocates.
  *
  * Algorithm (readiness-based, as crossbeam-channel's Select): a poll tries the cases one
- * after the other, in an order drawn uniformly at random for each pass over them (a
+ * after the other. A new select (every zc_select_blocking and zc_select_timeout call)
+ * tries them in an order drawn uniformly at random for each pass over them (a
  * Fisher-Yates shuffle drawn one step per case tried, kept in the cases themselves), so
  * that the case chosen is uniformly random among the cases ready while the poll looks,
- * wherever the cases that are not ready, disabled or NULL stand, and a case that is
- * always ready cannot starve the others; in ZC_SELECT_ORDERED mode, in array order
- * instead. The first operation that completes (a message received or sent, or the
+ * wherever the cases that are not ready, disabled or NULL stand. A select polled again
+ * after a completion goes on round-robin, from the case after the one chosen, so that a
+ * loop of polls takes the cases that stay ready in turn, each as often as the others.
+ * Either way a case that is always ready cannot starve the others. In
+ * ZC_SELECT_ORDERED mode the cases are tried in array order instead. The first operation that completes (a message received or sent, or the
  * channel found closed) is the outcome; every other case is taken off its channel's
  * waiter list, and a wake-up it had absorbed is passed on to the next waiter of that
  * channel. If no case is ready, every case registers its node on its channel's waiter
@@ -55,7 +58,7 @@ extern "C" {
 #endif
 
 /** Flag for zc_select_init: among the ready cases, always take the first in list order
- *  (priority) instead of one chosen uniformly at random (see the file comment). */
+ *  (priority) instead of the fair choice (see the file comment). */
 #define ZC_SELECT_ORDERED 1u
 
 /** One operation of a select. Caller-allocated (usually an array); fields are private.
@@ -75,6 +78,7 @@ typedef struct zc_select_case {
 typedef struct zc_select {
     zc_select_case *zc__cases;
     size_t zc__n;
+    size_t zc__start; /* the case the next walk tries first; zc__n: a shuffled walk */
     unsigned zc__flags;
 } zc_select;
 
@@ -115,9 +119,10 @@ ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void 
  *               pending in another select; they stay the caller's and must stay in
  *               place while s is pending. NULL or n 0 makes every poll return ZC_EINVAL.
  * @param n      Number of cases; more than UINT32_MAX makes every poll return ZC_EINVAL.
- * @param flags  0 (fair: each selection chooses uniformly at random among the cases
- *               ready), or ZC_SELECT_ORDERED (the first ready case in list order wins).
- *               Any other bit makes every poll return ZC_EINVAL.
+ * @param flags  0 (fair: the first selection chooses uniformly at random among the
+ *               cases ready, the next ones go on round-robin after the case chosen), or
+ *               ZC_SELECT_ORDERED (the first ready case in list order wins). Any other
+ *               bit makes every poll return ZC_EINVAL.
  *
  * Thread safety: the select is the caller's; init it only when it is not pending.
  */
@@ -133,7 +138,7 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  * unbounded channel that could not grow; nothing sent). Every other case took and sent
  * nothing, and no waiter node of this select is left on any channel. The select is then
  * ready for the next selection: polling it again selects again, over the same cases,
- * with a fresh random order (so a loop stays fair). Disable a case whose
+ * trying them in turn from the case after the one just chosen (so a loop stays fair). Disable a case whose
  * channel is closed with zc_select_disable, or it keeps being reported.
  *
  * @param s      An initialised select.
@@ -151,22 +156,22 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  *
  * Thread safety: one poll, cancel or disable of s at a time; any number of selects and
  *                futures on the same channels.
- * Progress: O(n) attempts per poll, each after one random draw (none in
- *           ZC_SELECT_ORDERED mode), and O(n) waiter-list registrations when it pends.
- *           Allocates nothing: the random order is kept in the cases.
+ * Progress: O(n) attempts per poll (until the first completion each after one random
+ *           draw), and O(n) waiter-list registrations when it pends. Allocates
+ *           nothing: the random order is kept in the cases.
  * Wakes: what the chosen operation wakes (a receiver for a sent message, a sender for
  *        a freed slot); and a wake-up absorbed by a case that was not chosen is passed
  *        on to the next waiter of that channel, so nobody is stranded.
- * Source: readiness-based select (crossbeam-channel Select); the cases tried in a
- *         uniformly random order, as Go's select (Durstenfeld's shuffle, one step per
- *         case tried).
+ * Source: readiness-based select (crossbeam-channel Select); the cases of a new select
+ *         tried in a uniformly random order, as Go's select (Durstenfeld's shuffle, one
+ *         step per case tried).
  */
 ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index);
 
 /**
  * Cancel a pending select: take every case off its channel's waiter list, passing on
  * any wake-up a case had absorbed. Nothing was taken or sent. The select returns to its
- * just-initialised state. A never-polled or completed select is
+ * just-initialised state (its next starting case is kept). A never-polled or completed select is
  * left as it is. When cancel returns, the waker is not running and will not be called
  * (unless cancel is called from inside that wake).
  *
