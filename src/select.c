@@ -1,27 +1,46 @@
 /*
  * select.c: select over several send / receive operations, as one poll-style future.
  *
- * Readiness-based (crossbeam-channel's Select): a poll attempts the cases in turn
- * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), from a
- * starting case that moves on (below). The first attempt that completes is the outcome;
- * then every case's node is finished as future.c finishes its one node: taken off its
- * waiter list, and if it had absorbed a wake-up while its channel can still serve a
- * waiter of its kind, the wake-up is passed on (waker rule 4). If nothing completes,
- * every case registers its node with the poll's waker, and the cases are attempted once
- * more; still nothing: ZC_PENDING.
+ * Readiness-based (crossbeam-channel's Select): a poll attempts the cases one at a time
+ * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), in an order
+ * drawn at random for a select's first selection, then round-robin (below), or in array
+ * order with ZC_SELECT_ORDERED. The first attempt that completes is the outcome; then
+ * every case's node is taken off its waiter list, and a wake-up held by a case other
+ * than the chosen one (which used its own) is passed on if its channel can still serve
+ * a waiter of its kind (waker rule 4). If nothing completes, every case registers its
+ * node with the poll's waker, and the cases are attempted once more; still nothing:
+ * ZC_PENDING.
  *
  * A select wakes itself only on purpose (the self-wake for a peer mid-operation, below).
  * Several of its cases may wait on one channel (two receive cases, or a send and a
  * receive case), and an inline executor polls from inside the wake (waker.h), so a wake
  * of its own would nest a second poll of the same select inside the first: both
- * completed (a message overwritten: found by a break test), or the inner one waited for
- * the outer's wake to end (a hang). So every node is taken off its list before any
- * wake-up is passed on (select_finish), and the wakes an attempt owes the other side (a
- * receiver for a message sent, a sender for each slot freed) are made only once no node
- * of the select is on a list (select_pay).
+ * completed (a message overwritten), or the inner one waited for the outer's wake to end
+ * (a hang). So every node is taken off its list before any wake-up is passed on
+ * (select_finish), and the wakes an attempt owes the other side (a receiver for a message
+ * sent, a sender for each slot freed) are made only once no node of the select is on a
+ * list (select_pay).
  *
- * A new select starts at a random case (select_random), as Go's does; one polled again
- * after a completion starts at the case after the one chosen.
+ * Fairness. Until a select has completed once (a new select: every zc_select_blocking
+ * and zc_select_timeout call, a future initialised for each message), each walk over the
+ * cases attempts them in a uniformly random order, as Go's select does, so the case
+ * chosen is uniform among the cases ready during the walk, wherever the never-ready,
+ * disabled and NULL cases stand (a random start followed by array order is not: a ready
+ * case behind k cases that are not ready would win k + 1 times as often as one behind
+ * none). The order is a Fisher-Yates shuffle drawn one step at a time (walk_next): step
+ * k swaps a uniform pick of places k..n-1 into place k, so a walk that completes at its
+ * first attempt costs one draw, not n. The permutation lives in the cases themselves
+ * (zc__order): no allocation. Each such poll sets it to the identity (the caller may have
+ * set the cases up again, or used them in another select, since the last poll); after
+ * that any permutation will do as the start of the next walk's shuffle. Attempts are the
+ * only exact readiness test (one that succeeds has completed the operation), so the order
+ * is fixed before each attempt, never after a look.
+ *
+ * A select polled again after a completion walks round-robin instead, from the case
+ * after the one chosen (zc__start): a loop of polls then takes the cases that stay ready
+ * in turn, each as often as the others wherever the cases that are not ready stand, and
+ * a case ready at every poll waits at most n - 1 selections; and a poll that completes at
+ * its first attempt draws nothing.
  *
  * Why no wake-up is lost: per channel, the node's registration ([F2] in waitlist.c, a
  * seq_cst RMW) comes before the re-check's seq_cst look at the queue, and a peer's
@@ -49,22 +68,52 @@
 /* A case's kind, and the mark of a node that select_finish found holding a wake-up. */
 enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4 };
 
-/* The state of this thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for
- * the starting case of a new select: a random start, as Go's select takes, is fair to
- * always-ready cases however a loop interleaves its selects (a per-thread counter was
- * not: a loop making a 2-case and a 1-case select per round always started the first at
- * the same case; found by a break test). Per thread: no sharing. */
-static _Thread_local uint64_t tl_seed;
+/* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
+ * the shuffled walks; per thread: no sharing; initial-exec (ZC__TLS_FAST), so a load, not
+ * a call. Reached through a pointer (select_rng), so that a select run from inside a wake
+ * this poll makes (an inline executor) draws on from the same state instead of repeating
+ * this poll's numbers. */
+static ZC__TLS_FAST uint64_t tl_seed;
 
-static uint64_t select_random(void) {
-    uint64_t x = tl_seed;
-    if (x == 0) /* first use on this thread: seeded from the variable's own address */
-        x = ((uint64_t)(uintptr_t)&tl_seed * UINT64_C(0x9E3779B97F4A7C15)) | 1u;
+static uint64_t *select_rng(void) {
+    if (tl_seed == 0) /* first use on this thread: seeded from the variable's own address */
+        tl_seed = ((uint64_t)(uintptr_t)&tl_seed * UINT64_C(0x9E3779B97F4A7C15)) | 1u;
+    return &tl_seed;
+}
+
+/* The high 32 bits of the next number (xorshift64's low bits are its weakest). */
+static uint32_t rng_next32(uint64_t *rng) {
+    uint64_t x = *rng;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    tl_seed = x;
-    return x;
+    *rng = x;
+    return (uint32_t)(x >> 32);
+}
+
+/* A uniform draw from [0, bound), bound >= 1: multiply-shift, with the rejection of the
+ * 2^32 mod bound low products that would make it uneven (a division only when the low
+ * half is below bound). Source: D. Lemire, "Fast Random Integer Generation in an
+ * Interval", ACM TOMACS 29(1), 2019. */
+static uint32_t rng_below(uint64_t *rng, uint32_t bound) {
+    uint64_t m = (uint64_t)rng_next32(rng) * bound;
+    if ((uint32_t)m < bound) {
+        uint32_t uneven = (0u - bound) % bound; /* 2^32 mod bound */
+        while ((uint32_t)m < uneven) m = (uint64_t)rng_next32(rng) * bound;
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* The case a walk attempts k-th: step k of a Fisher-Yates shuffle of the cases' zc__order
+ * fields (a permutation of 0..n-1 when step 0 runs), so that over the walk every order of
+ * the cases is equally likely, and the first ready case met is uniform among the ready
+ * ones. Source: R. Durstenfeld, Algorithm 235, CACM 7(7), 1964. */
+static size_t walk_next(zc_select_case *cases, size_t k, size_t n, uint64_t *rng) {
+    size_t j = k + rng_below(rng, (uint32_t)(n - k)); /* n <= UINT32_MAX (zc_select_poll) */
+    uint32_t pick = cases[j].zc__order;
+    cases[j].zc__order = cases[k].zc__order;
+    cases[k].zc__order = pick;
+    return pick;
 }
 
 static void case_init(zc_select_case *c, unsigned kind, void *handle, void *out,
@@ -89,7 +138,7 @@ void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flag
     s->zc__cases = cases;
     s->zc__n = n;
     s->zc__flags = flags;
-    s->zc__start = n ? (size_t)(select_random() % n) : 0;
+    s->zc__start = n; /* none chosen yet: the walks are shuffled (file comment) */
 }
 
 static bool case_is_recv(const zc_select_case *c) {
@@ -131,15 +180,18 @@ static void case_pass_on(zc__chan *ch, bool recv) {
         zc__chan_pass_on_send(ch);
 }
 
-/* Take every enabled case's node off its list, then pass on the wake-ups they had
- * absorbed: only then, so that none goes to another node of this select. */
-static void select_finish(zc_select *s) {
+/* Take every enabled case's node off its list, then pass on the wake-ups they held
+ * except the one of case `used` (n: none used): only then, so that none goes to another
+ * node of this select. A case's wake-up is used when its operation completes, or when
+ * every case is attempted again (pass_on false: the holes path, which registers again). */
+static void select_finish(zc_select *s, size_t used, bool pass_on) {
     for (size_t i = 0; i < s->zc__n; i++) {
         zc_select_case *c = &s->zc__cases[i];
-        if (c->zc__handle && zc__waitlist_unregister(case_list(c), &c->zc__node))
+        if (c->zc__handle && zc__waitlist_unregister(case_list(c), &c->zc__node) &&
+            pass_on && i != used)
             c->zc__kind |= CASE_ABSORBED;
     }
-    for (size_t i = 0; i < s->zc__n; i++) {
+    for (size_t i = 0; pass_on && i < s->zc__n; i++) {
         zc_select_case *c = &s->zc__cases[i];
         if (!(c->zc__kind & CASE_ABSORBED)) continue;
         c->zc__kind &= ~(unsigned)CASE_ABSORBED;
@@ -148,7 +200,7 @@ static void select_finish(zc_select *s) {
 }
 
 void zc_select_cancel(zc_select *s) {
-    if (s && s->zc__cases) select_finish(s);
+    if (s && s->zc__cases) select_finish(s, s->zc__n, true);
 }
 
 void zc_select_disable(zc_select *s, size_t index) {
@@ -183,6 +235,11 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     size_t n = s->zc__n;
     if (index) *index = n;
     if (!s->zc__cases || n == 0) return ZC_EINVAL;
+#if SIZE_MAX > UINT32_MAX
+    if (n > UINT32_MAX) return ZC_EINVAL; /* beyond zc__order; never registered, so no cancel */
+#endif
+    /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
+    size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
     size_t bad = n, live;
     if (!w || !w->wake || !index || (s->zc__flags & ~ZC_SELECT_ORDERED) ||
         !cases_valid(s, &bad, &live)) {
@@ -192,13 +249,18 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     }
     if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
 
-    size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
+    uint64_t *rng = NULL; /* not NULL: the walks are shuffled */
+    if (start >= n) { /* from the identity (walk_next) */
+        rng = select_rng();
+        for (size_t i = 0; i < n; i++) s->zc__cases[i].zc__order = (uint32_t)i;
+    }
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         bool busy = false;
-        for (size_t k = 0; k < n; k++) {
+        for (size_t k = 0; k < n; k++) { /* one walk: every case once */
             size_t i = start + k < n ? start + k : start + k - n;
+            if (rng) i = walk_next(s->zc__cases, k, n, rng);
             zc_select_case *c = &s->zc__cases[i];
             if (!c->zc__handle) continue;
             unsigned owed = 0;
@@ -206,8 +268,9 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             if (st == ZC_EMPTY || st == ZC_FULL || st == ZC_PENDING) {
                 if (owed > 0) {
                     /* Holes skipped: slots freed, perhaps for a send case of ours. Off
-                     * the lists, wake whom the slots are for; register again later. */
-                    select_finish(s);
+                     * the lists, wake whom the slots are for; register again later (every
+                     * case is attempted again, which uses the wake-ups held). */
+                    select_finish(s, n, false);
                     registered = false;
                     select_pay(case_chan(c), case_is_recv(c), owed);
                 }
@@ -216,9 +279,9 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             }
             zc__chan *ch = case_chan(c);
             bool recv = case_is_recv(c);
-            select_finish(s); /* every node, the chosen one's too */
+            select_finish(s, i, true); /* every node; the chosen one used its wake-up */
             select_pay(ch, recv, owed);
-            s->zc__start = i + 1 < n ? i + 1 : 0;
+            s->zc__start = i + 1 < n ? i + 1 : 0; /* polled again: round-robin from here */
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }

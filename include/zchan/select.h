@@ -8,22 +8,28 @@
  * sender) and embeds the waiter node it waits with, so a select never allocates.
  *
  * Algorithm (readiness-based, as crossbeam-channel's Select): a poll tries the cases one
- * after the other, starting at a random case for a new select and, for a select polled
- * again after a completion, at the case after the one chosen, so that a case that is
- * always ready cannot starve the others (or at the first case, in ZC_SELECT_ORDERED
- * mode). The first
- * operation that completes (a message received or sent, or the channel found closed) is
- * the outcome; every other case is taken off its channel's waiter list, and a wake-up it
- * had absorbed is passed on to the next waiter of that channel. If no case is ready,
- * every case registers its node on its channel's waiter list, all with the poll's waker,
- * and the cases are tried once more (register-then-recheck, as a single future does);
- * still nothing: ZC_PENDING. Messages leave a channel only through the selecting task's
+ * after the other. A new select (every zc_select_blocking and zc_select_timeout call)
+ * tries them in an order drawn uniformly at random for each pass over them (a
+ * Fisher-Yates shuffle drawn one step per case tried, kept in the cases themselves), so
+ * that the case chosen is uniformly random among the cases ready while the poll looks,
+ * wherever the cases that are not ready, disabled or NULL stand. A select polled again
+ * after a completion goes on round-robin, from the case after the one chosen, so that a
+ * loop of polls takes the cases that stay ready in turn, each as often as the others.
+ * Either way a case that is always ready cannot starve the others. In
+ * ZC_SELECT_ORDERED mode the cases are tried in array order instead. The first operation that completes (a message received or sent, or the
+ * channel found closed) is the outcome; every other case is taken off its channel's
+ * waiter list, and a wake-up it had absorbed is passed on to the next waiter of that
+ * channel. If no case is ready, every case registers its node on its channel's waiter
+ * list, all with the poll's waker, and the cases are tried once more
+ * (register-then-recheck, as a single future does); still nothing: ZC_PENDING. Messages leave a channel only through the selecting task's
  * own attempts, so an operation that was not chosen took or sent nothing.
  * Several cases may use the same channel (two receive cases, a send and a receive case);
  * a select never passes a wake-up from one of its cases to another, so it does not wake
  * itself while it completes.
  * Sources: crossbeam-channel's Select (readiness, then the selecting thread performs the
- * operation itself); Go's select (a random start for fairness).
+ * operation itself); Go's select (the cases tried in a random order, for fairness);
+ * R. Durstenfeld's shuffle (Algorithm 235, CACM 1964); D. Lemire's bounded random
+ * integers (ACM TOMACS 2019).
  *
  * A case whose handle is NULL is disabled, like a nil channel in Go: never tried, never
  * registered. A select loop disables a case whose channel reported ZC_CLOSED with
@@ -52,7 +58,7 @@ extern "C" {
 #endif
 
 /** Flag for zc_select_init: among the ready cases, always take the first in list order
- *  (priority) instead of a random or moving starting case (see the file comment). */
+ *  (priority) instead of the fair choice (see the file comment). */
 #define ZC_SELECT_ORDERED 1u
 
 /** One operation of a select. Caller-allocated (usually an array); fields are private.
@@ -64,6 +70,7 @@ typedef struct zc_select_case {
     void *zc__out;       /* receive: where the message goes */
     const void *zc__msg; /* send: the message */
     unsigned zc__kind;   /* receive or send */
+    uint32_t zc__order;  /* the place of a case in a walk's random order (select.c) */
 } zc_select_case;
 
 /** A select as a poll-style future. Caller-allocated; fields are private. It must not
@@ -71,7 +78,7 @@ typedef struct zc_select_case {
 typedef struct zc_select {
     zc_select_case *zc__cases;
     size_t zc__n;
-    size_t zc__start; /* the case the next selection tries first */
+    size_t zc__start; /* the case the next walk tries first; zc__n: a shuffled walk */
     unsigned zc__flags;
 } zc_select;
 
@@ -111,9 +118,10 @@ ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void 
  * @param cases  n cases made by zc_select_recv_case / zc_select_send_case, none of them
  *               pending in another select; they stay the caller's and must stay in
  *               place while s is pending. NULL or n 0 makes every poll return ZC_EINVAL.
- * @param n      Number of cases.
- * @param flags  0 (fair: a random starting case, then the case after the last chosen),
- *               or ZC_SELECT_ORDERED (the first ready case in list order wins). Any other
+ * @param n      Number of cases; more than UINT32_MAX makes every poll return ZC_EINVAL.
+ * @param flags  0 (fair: the first selection chooses uniformly at random among the
+ *               cases ready, the next ones go on round-robin after the case chosen), or
+ *               ZC_SELECT_ORDERED (the first ready case in list order wins). Any other
  *               bit makes every poll return ZC_EINVAL.
  *
  * Thread safety: the select is the caller's; init it only when it is not pending.
@@ -130,7 +138,7 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  * unbounded channel that could not grow; nothing sent). Every other case took and sent
  * nothing, and no waiter node of this select is left on any channel. The select is then
  * ready for the next selection: polling it again selects again, over the same cases,
- * starting after the case just chosen (so a loop stays fair). Disable a case whose
+ * trying them in turn from the case after the one just chosen (so a loop stays fair). Disable a case whose
  * channel is closed with zc_select_disable, or it keeps being reported.
  *
  * @param s      An initialised select.
@@ -142,17 +150,21 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  *               ZC_CLOSED when every case is disabled).
  * @return ZC_OK, ZC_CLOSED or ZC_ENOMEM for case *index; ZC_CLOSED with *index == n
  *         when every case is disabled; ZC_PENDING (registered with w, see waker.h);
- *         ZC_EINVAL (s, w, w->wake or index NULL, no cases, unknown flags, or case
- *         *index has a NULL out or msg). Any status but ZC_PENDING leaves nothing
- *         registered.
+ *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than UINT32_MAX,
+ *         unknown flags, or case *index has a NULL out or msg). Any status but
+ *         ZC_PENDING leaves nothing registered.
  *
  * Thread safety: one poll, cancel or disable of s at a time; any number of selects and
  *                futures on the same channels.
- * Progress: O(n) attempts per poll, and O(n) waiter-list registrations when it pends.
+ * Progress: O(n) attempts per poll (until the first completion each after one random
+ *           draw), and O(n) waiter-list registrations when it pends. Allocates
+ *           nothing: the random order is kept in the cases.
  * Wakes: what the chosen operation wakes (a receiver for a sent message, a sender for
  *        a freed slot); and a wake-up absorbed by a case that was not chosen is passed
  *        on to the next waiter of that channel, so nobody is stranded.
- * Source: readiness-based select (crossbeam-channel Select).
+ * Source: readiness-based select (crossbeam-channel Select); the cases of a new select
+ *         tried in a uniformly random order, as Go's select (Durstenfeld's shuffle, one
+ *         step per case tried).
  */
 ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index);
 
@@ -188,8 +200,9 @@ ZC_EXPORT void zc_select_disable(zc_select *s, size_t index);
  * Select on the calling thread: complete exactly one of cases[0..n-1], parking the
  * thread while none is ready.
  *
- * Each call starts at a random case (unless flags has ZC_SELECT_ORDERED), so a loop of
- * calls is fair to cases that are always ready, whatever else the loop selects on.
+ * Each call chooses uniformly at random among the cases ready (unless flags has
+ * ZC_SELECT_ORDERED), so a loop of calls is fair to cases that are always ready,
+ * whatever else the loop selects on and wherever cases that are never ready stand.
  *
  * @param cases  As for zc_select_init; used for the duration of the call.
  * @param n      Number of cases.

@@ -1,8 +1,9 @@
 /* Unit tests of select (zchan/select.h): which case is chosen (exactly one, rotation,
  * ordered mode, send cases, mixed element sizes), what is left on the channels' waiter
  * lists afterwards (checked through the internal waitlist), wake-up passing, close,
- * timeouts, bad arguments; and two threaded tests: a blocking select draining two
- * producers until both close, and a non-blocking select racing a thread for a message. */
+ * timeouts, bad arguments; two threaded tests: a blocking select draining two producers
+ * until both close, and a non-blocking select racing a thread for a message; and the
+ * fairness of every form among the ready cases, on one thread and on two. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -131,6 +132,8 @@ static void test_select_with_every_case_ready_takes_exactly_one_message(void **s
     fixture_done(&f);
 }
 
+/* A select polled again after each completion goes on round-robin: it takes the
+ * always-ready cases in turn, from wherever its first (random) choice fell. */
 static void test_rotation_takes_always_ready_cases_in_turn(void **state) {
     (void)state;
     enum { ROUNDS = 30 };
@@ -156,12 +159,11 @@ static void test_rotation_takes_always_ready_cases_in_turn(void **state) {
     fixture_done(&f);
 }
 
-/* A fresh select starts at a random case (Go's rule), so a loop of blocking selects over
- * always-ready cases shares them out, however many other selects the loop makes. Found by
- * a break test: with a starting case taken from a per-thread counter, a loop that made a
- * 2-case and a 1-case select per round always started the 2-case one at the same case,
- * which won 1000 rounds of 1000. (Each share is 1/2 in expectation; below 1/4 of 400
- * rounds is a chance of about 1e-24.) */
+/* Each select draws its order afresh (Go's rule), so a loop of blocking selects over
+ * always-ready cases shares them out, however many other selects the loop makes: a loop
+ * that makes a 2-case and a 1-case select per round does not always start the 2-case one
+ * at the same case. (Each share is 1/2 in expectation; below 1/4 of 400 rounds is a
+ * chance of about 1e-24.) */
 static void test_blocking_selects_in_a_loop_share_out_ready_cases(void **state) {
     (void)state;
     enum { ROUNDS = 400 };
@@ -646,6 +648,10 @@ static void test_bad_arguments_return_einval_and_leave_nothing_registered(void *
     expect_poll(&s, &f.w, ZC_EINVAL, 3);
     zc_select_init(&s, c, 0, 0);
     expect_poll(&s, &f.w, ZC_EINVAL, 0);
+#if SIZE_MAX > UINT32_MAX
+    zc_select_init(&s, c, (size_t)UINT32_MAX + 1, 0); /* more cases than a walk can order */
+    expect_poll(&s, &f.w, ZC_EINVAL, (size_t)UINT32_MAX + 1); /* without reading them */
+#endif
 
     zc_select_init(&s, c, CHANS, 0);
     expect_poll(&s, &f.w, ZC_PENDING, CHANS);
@@ -838,6 +844,282 @@ static void test_nonblocking_select_racing_another_thread_never_blocks(void **st
     fixture_done(&f);
 }
 
+/* ---- fairness among the ready cases ----------------------------------------------- */
+
+/* Two always-ready receive cases among never-ready ones, in every arrangement of up to
+ * FAIR_MAX_NEVER never-ready cases around them: each of the two must be chosen in 50% +-
+ * 3% of FAIR_SELECTS selects (made by one thread, or shared out between two threads
+ * selecting at once; the standard deviation is 0.5%, so 3% is 6 of them). A select that
+ * walked the cases from a random start and took the first ready one would choose a ready
+ * case behind k never-ready ones k + 1 times as often as one behind none. */
+enum {
+    FAIR_SELECTS = 10000,
+    FAIR_MAX_NEVER = 3,
+    FAIR_MAX_CASES = FAIR_MAX_NEVER + 2,
+    FAIR_THREADS = 2,
+    /* Messages in each ready channel before an arrangement's selects: as many as the
+     * selects take, so neither ready channel ever runs empty. */
+    FAIR_PREFILL = FAIR_SELECTS,
+};
+
+/* ThreadSanitizer makes every memory access slow: under it, the arrangements are those
+ * with one never-ready case and, for each larger count, the one with the two ready cases
+ * first (the most uneven for a walk from a random start); elsewhere, all of them. */
+#if defined(__SANITIZE_THREAD__)
+#define FAIR_ALL_ARRANGEMENTS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FAIR_ALL_ARRANGEMENTS 0
+#endif
+#endif
+#ifndef FAIR_ALL_ARRANGEMENTS
+#define FAIR_ALL_ARRANGEMENTS 1
+#endif
+
+/* The ways a case is never ready. */
+typedef enum never {
+    NEVER_EMPTY_RECV, /* a receive from a channel never sent to */
+    NEVER_FULL_SEND,  /* a send to a full channel never received from */
+    NEVER_DISABLED,   /* a receive from a closed channel, disabled (zc_select_disable) */
+    NEVER_NULL,       /* a case made with a NULL handle */
+    NEVER_KINDS
+} never;
+
+/* The forms of a select. */
+typedef enum form {
+    FORM_BLOCKING,            /* zc_select_blocking */
+    FORM_TIMEOUT,             /* zc_select_timeout */
+    FORM_FUTURE_PER_MESSAGE,  /* a zc_select initialised for each message, polled once */
+    FORM_FUTURE_POLLED_AGAIN, /* one zc_select, polled again after each completion */
+} form;
+
+/* The channels: two kept ready, one of each never-ready kind. */
+typedef struct fair_world {
+    zc_sender *ready_tx[2];
+    zc_receiver *ready_rx[2];
+    zc_sender *empty_tx;
+    zc_receiver *empty_rx;
+    zc_sender *full_tx;
+    zc_receiver *full_rx;
+    zc_receiver *closed_rx;
+} fair_world;
+
+/* n cases: the ready ones at ready[0] and ready[1], never-ready ones of kind kind[i]
+ * elsewhere. */
+typedef struct arrangement {
+    size_t n;
+    size_t ready[2];
+    never kind[FAIR_MAX_CASES];
+} arrangement;
+
+/* One thread's selects over one arrangement, and what they chose. */
+typedef struct fair_run {
+    const fair_world *world;
+    const arrangement *arr;
+    form form;
+    int selects;
+    size_t chosen[2]; /* selects that chose ready[0], ready[1] */
+    size_t wrong;     /* selects with another status or case (asserted by the caller) */
+} fair_run;
+
+static void noop_wake(void *ctx) { (void)ctx; }
+
+static void fair_world_init(fair_world *w) {
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(zc_bounded(FAIR_PREFILL, &cfg, &w->ready_tx[i], &w->ready_rx[i]),
+                         ZC_OK);
+        for (uint64_t m = 0; m < FAIR_PREFILL; m++) send_u64(w->ready_tx[i], m);
+    }
+    assert_int_equal(zc_bounded(1, &cfg, &w->empty_tx, &w->empty_rx), ZC_OK);
+    assert_int_equal(zc_bounded(1, &cfg, &w->full_tx, &w->full_rx), ZC_OK);
+    send_u64(w->full_tx, 1);
+    zc_sender *closed_tx;
+    assert_int_equal(zc_bounded(1, &cfg, &closed_tx, &w->closed_rx), ZC_OK);
+    zc_sender_drop(closed_tx); /* closes it */
+}
+
+static void fair_world_done(fair_world *w) {
+    for (int i = 0; i < 2; i++) {
+        zc_sender_drop(w->ready_tx[i]);
+        zc_receiver_drop(w->ready_rx[i]);
+    }
+    zc_sender_drop(w->empty_tx);
+    zc_receiver_drop(w->empty_rx);
+    zc_sender_drop(w->full_tx);
+    zc_receiver_drop(w->full_rx);
+    zc_receiver_drop(w->closed_rx);
+}
+
+/* Set up the cases of r's arrangement in c, receiving into out and sending *msg. */
+static void fair_cases(const fair_run *r, zc_select_case *c, uint64_t *out,
+                       const uint64_t *msg) {
+    const fair_world *w = r->world;
+    const arrangement *a = r->arr;
+    for (size_t i = 0; i < a->n; i++) {
+        if (i == a->ready[0] || i == a->ready[1]) {
+            zc_select_recv_case(&c[i], w->ready_rx[i == a->ready[1]], &out[i]);
+            continue;
+        }
+        switch (a->kind[i]) {
+        case NEVER_EMPTY_RECV: zc_select_recv_case(&c[i], w->empty_rx, &out[i]); break;
+        case NEVER_FULL_SEND: zc_select_send_case(&c[i], w->full_tx, msg); break;
+        case NEVER_DISABLED: zc_select_recv_case(&c[i], w->closed_rx, &out[i]); break;
+        default: zc_select_recv_case(&c[i], NULL, &out[i]); break;
+        }
+    }
+    zc_select s; /* the closed cases, disabled as a select loop does */
+    zc_select_init(&s, c, a->n, 0);
+    for (size_t i = 0; i < a->n; i++)
+        if (a->kind[i] == NEVER_DISABLED && i != a->ready[0] && i != a->ready[1])
+            zc_select_disable(&s, i);
+}
+
+/* One select of form r->form over c; its status, *index the case. */
+static zc_status fair_select(fair_run *r, zc_select *s, zc_select_case *c, size_t *index) {
+    size_t n = r->arr->n;
+    zc_waker w = {noop_wake, NULL};
+    zc_status st;
+    switch (r->form) {
+    case FORM_BLOCKING: return zc_select_blocking(c, n, 0, index);
+    case FORM_TIMEOUT: return zc_select_timeout(c, n, 0, UINT64_C(10000000000), index);
+    case FORM_FUTURE_PER_MESSAGE: zc_select_init(s, c, n, 0); break;
+    default: break; /* FORM_FUTURE_POLLED_AGAIN: initialised once, by the caller */
+    }
+    do /* a ready case is always there: a ZC_PENDING would be a peer mid-operation */
+        st = zc_select_poll(s, &w, index);
+    while (st == ZC_PENDING);
+    return st;
+}
+
+/* A thread's selects (no cmocka assertion here: it may run on another thread). */
+static void *fair_selects(void *arg) {
+    fair_run *r = arg;
+    zc_select_case c[FAIR_MAX_CASES];
+    uint64_t out[FAIR_MAX_CASES], msg = 7;
+    fair_cases(r, c, out, &msg);
+    zc_select s;
+    zc_select_init(&s, c, r->arr->n, 0);
+    for (int k = 0; k < r->selects; k++) {
+        size_t index = r->arr->n;
+        zc_status st = fair_select(r, &s, c, &index);
+        if (st == ZC_OK && index == r->arr->ready[0])
+            r->chosen[0]++;
+        else if (st == ZC_OK && index == r->arr->ready[1])
+            r->chosen[1]++;
+        else
+            r->wrong++;
+    }
+    return NULL;
+}
+
+/* Every arrangement of 2 ready and 1 to FAIR_MAX_NEVER never-ready cases (or those
+ * FAIR_ALL_ARRANGEMENTS keeps), the kinds of the never-ready ones turning from one
+ * arrangement to the next so that each kind meets each place; into a (room for all),
+ * their count returned. */
+static size_t arrangements(arrangement *a) {
+    size_t count = 0;
+    for (size_t never_ready = 1; never_ready <= FAIR_MAX_NEVER; never_ready++) {
+        size_t n = never_ready + 2;
+        for (size_t p = 0; p < n; p++)
+            for (size_t q = p + 1; q < n; q++) {
+                if (!FAIR_ALL_ARRANGEMENTS && never_ready > 1 && q > 1) continue;
+                arrangement *x = &a[count];
+                x->n = n;
+                x->ready[0] = p;
+                x->ready[1] = q;
+                for (size_t i = 0; i < n; i++) x->kind[i] = (never)((i + count) % NEVER_KINDS);
+                count++;
+            }
+    }
+    return count;
+}
+
+/* Run every arrangement in form f, its FAIR_SELECTS selects shared out between `threads`
+ * threads selecting at once (each with its own cases over the same channels), and check the share of each ready case and that nothing was
+ * taken from or sent to a channel of a case not chosen. */
+static void check_fair(form f, int threads) {
+    arrangement arr[64];
+    size_t count = arrangements(arr);
+    assert_true(count <= sizeof arr / sizeof arr[0]);
+    fair_world w;
+    fair_world_init(&w);
+    for (size_t x = 0; x < count; x++) {
+        fair_run run[FAIR_THREADS] = {{0}};
+        pthread_t t[FAIR_THREADS];
+        for (int i = 0; i < threads; i++) {
+            run[i] = (fair_run){.world = &w, .arr = &arr[x], .form = f,
+                                .selects = FAIR_SELECTS / threads};
+            if (i > 0) assert_int_equal(pthread_create(&t[i], NULL, fair_selects, &run[i]), 0);
+        }
+        fair_selects(&run[0]);
+        for (int i = 1; i < threads; i++) assert_int_equal(pthread_join(t[i], NULL), 0);
+        size_t chosen[2] = {0, 0};
+        for (int i = 0; i < threads; i++) {
+            assert_int_equal(run[i].wrong, 0);
+            chosen[0] += run[i].chosen[0];
+            chosen[1] += run[i].chosen[1];
+        }
+        size_t total = FAIR_SELECTS / (size_t)threads * (size_t)threads,
+               low = total * 47 / 100, high = total * 53 / 100;
+        for (int i = 0; i < 2; i++) {
+            if (chosen[i] < low || chosen[i] > high)
+                fail_msg("arrangement %zu (n %zu, ready %zu and %zu): case %zu chosen %zu "
+                         "times of %zu",
+                         x, arr[x].n, arr[x].ready[0], arr[x].ready[1], arr[x].ready[i],
+                         chosen[i], total);
+            /* Nothing more taken than chosen; refill for the next arrangement. */
+            assert_int_equal(channel_len(w.ready_rx[i]), FAIR_PREFILL - chosen[i]);
+            for (size_t m = 0; m < chosen[i]; m++) send_u64(w.ready_tx[i], m);
+        }
+        assert_int_equal(channel_len(w.empty_rx), 0);
+        assert_int_equal(channel_len(w.full_rx), 1);
+    }
+    fair_world_done(&w);
+}
+
+static void test_blocking_select_chooses_uniformly_among_ready_cases(void **state) {
+    (void)state;
+    check_fair(FORM_BLOCKING, 1);
+}
+
+static void test_select_timeout_chooses_uniformly_among_ready_cases(void **state) {
+    (void)state;
+    check_fair(FORM_TIMEOUT, 1);
+}
+
+static void test_select_future_per_message_chooses_uniformly_among_ready_cases(void **state) {
+    (void)state;
+    check_fair(FORM_FUTURE_PER_MESSAGE, 1);
+}
+
+static void test_select_future_polled_again_chooses_uniformly_among_ready_cases(void **state) {
+    (void)state;
+    check_fair(FORM_FUTURE_POLLED_AGAIN, 1);
+}
+
+static void test_blocking_selects_on_two_threads_choose_uniformly_among_ready_cases(
+    void **state) {
+    (void)state;
+    check_fair(FORM_BLOCKING, 2);
+}
+
+static void test_select_timeouts_on_two_threads_choose_uniformly_among_ready_cases(
+    void **state) {
+    (void)state;
+    check_fair(FORM_TIMEOUT, 2);
+}
+
+static void test_select_futures_per_message_on_two_threads_choose_uniformly(void **state) {
+    (void)state;
+    check_fair(FORM_FUTURE_PER_MESSAGE, 2);
+}
+
+static void test_select_futures_polled_again_on_two_threads_choose_uniformly(void **state) {
+    (void)state;
+    check_fair(FORM_FUTURE_POLLED_AGAIN, 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_select_takes_the_ready_receive_and_leaves_the_others_alone),
@@ -864,6 +1146,16 @@ int main(void) {
         cmocka_unit_test(test_select_timeout_on_empty_channels_times_out_with_nothing_linked),
         cmocka_unit_test(test_blocking_select_drains_two_producers_until_both_channels_close),
         cmocka_unit_test(test_nonblocking_select_racing_another_thread_never_blocks),
+        cmocka_unit_test(test_blocking_select_chooses_uniformly_among_ready_cases),
+        cmocka_unit_test(test_select_timeout_chooses_uniformly_among_ready_cases),
+        cmocka_unit_test(test_select_future_per_message_chooses_uniformly_among_ready_cases),
+        cmocka_unit_test(test_select_future_polled_again_chooses_uniformly_among_ready_cases),
+        cmocka_unit_test(
+            test_blocking_selects_on_two_threads_choose_uniformly_among_ready_cases),
+        cmocka_unit_test(
+            test_select_timeouts_on_two_threads_choose_uniformly_among_ready_cases),
+        cmocka_unit_test(test_select_futures_per_message_on_two_threads_choose_uniformly),
+        cmocka_unit_test(test_select_futures_polled_again_on_two_threads_choose_uniformly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
