@@ -24,20 +24,12 @@ void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node) {
     }
 }
 
-/* Make the wakes an attempt owed the other side ([F1]: after its seq_cst claims). */
-static void pay(zc__chan *ch, zc__side side, unsigned owed) {
-    if (side == ZC__SIDE_RECV)
-        zc__chan_wake_senders(ch, owed);
-    else if (side == ZC__SIDE_SEND && owed > 0)
-        zc__chan_wake_receivers(ch, owed);
-}
-
 static bool final(zc_status s) {
     return s != ZC_EMPTY && s != ZC_FULL && s != ZC_PENDING;
 }
 
-zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
-                   zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed) {
+zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
+                        zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed) {
     zc__waitlist *wl = side_list(ch, side);
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
@@ -46,7 +38,7 @@ zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker
             /* Slots freed (holes skipped) and nothing taken: off the list (a wake-up held
              * was used by this attempt), wake whom the slots are for, wait over again. */
             zc__waitlist_unregister(wl, node);
-            pay(ch, side, owed);
+            zc__wait_pay(ch, side, owed);
             owed = 0;
             registered = false;
         }
@@ -67,7 +59,7 @@ zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker
             return ZC_PENDING;
         } else {
             zc__waitlist_unregister(wl, node); /* a wake-up held was used: not passed on */
-            pay(ch, side, owed); /* our node is off the list */
+            zc__wait_pay(ch, side, owed); /* our node is off the list */
             return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
     }

@@ -34,8 +34,31 @@ typedef zc_status zc__attempt_fn(zc__chan *ch, void *arg, unsigned *owed);
  *   - final: take node off the list (a wake-up it held was used), make the wakes owed,
  *     and return the status.
  * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker. */
-zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
-                   zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed);
+zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
+                        zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed);
+
+/* Make the wakes an attempt owed the other side ([F1]: after its seq_cst claims; the
+ * waiter count looked at here first, so that no call is made while nobody waits). */
+static inline void zc__wait_pay(zc__chan *ch, zc__side side, unsigned owed) {
+    if (owed == 0) return;
+    if (side == ZC__SIDE_RECV && zc__waitlist_has_waiters(&ch->send_waiters))
+        zc__chan_wake_senders(ch, owed);
+    else if (side == ZC__SIDE_SEND && zc__waitlist_has_waiters(&ch->recv_waiters))
+        zc__chan_wake_receivers(ch, owed);
+}
+
+/* zc__wait_slow, but a first attempt that completed for a node that never waited (IDLE:
+ * nothing to take off a list) only makes its wakes: the common case of a poll whose fast
+ * path could not take the attempt (a segment boundary, a message size other than 8). */
+static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
+                                 const zc_waker *w, zc__attempt_fn *attempt, void *arg,
+                                 zc_status s, unsigned owed) {
+    if ((s == ZC_OK || s == ZC_CLOSED) && zc__waitlist_is_idle(node)) {
+        zc__wait_pay(ch, side, owed);
+        return s;
+    }
+    return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
+}
 
 /* Take node off side's list for a cancel, passing on a wake-up it held and did not use
  * if a waiter of its kind could use it now (waker rule 4). */
