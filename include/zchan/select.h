@@ -51,6 +51,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_select Select (zchan/select.h)
+ * @copydoc zchan/select.h
+ * @{
+ */
+
 /** Flag for zc_select_init: among the ready cases, always take the first in list order
  *  (priority) instead of a random or moving starting case (see the file comment). */
 #define ZC_SELECT_ORDERED 1u
@@ -220,5 +226,7 @@ ZC_EXPORT zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned 
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_SELECT_H */
