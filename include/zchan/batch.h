@@ -43,6 +43,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_batch Batches (zchan/batch.h)
+ * @copydoc zchan/batch.h
+ * @{
+ */
+
 /** Flag for the send_many calls: send all n messages as one claim, or none of them.
  *  On a bounded channel n must not exceed the capacity (ZC_EINVAL otherwise: it could
  *  never fit). Without it a batch sends as many as fit. */
@@ -291,5 +297,7 @@ ZC_EXPORT zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max,
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_BATCH_H */

@@ -33,6 +33,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_block Blocking calls (zchan/block.h)
+ * @copydoc zchan/block.h
+ * @{
+ */
+
 /** A thread parker. Complete so it can live on the stack or in a task; fields private. */
 typedef struct zc_parker {
     unsigned int zc__state; /* EMPTY / PARKED / NOTIFIED, accessed atomically */
@@ -181,5 +187,7 @@ ZC_EXPORT zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_BLOCK_H */

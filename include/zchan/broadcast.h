@@ -55,6 +55,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_broadcast Broadcast channel (zchan/broadcast.h)
+ * @copydoc zchan/broadcast.h
+ * @{
+ */
+
 /** A sending handle. Counted: each one a constructor or clone returns is dropped once. */
 typedef struct zc_bcast_sender zc_bcast_sender;
 /** A receiving handle with its own position. Each one zc_bcast_new, zc_bcast_subscribe
@@ -361,5 +367,7 @@ ZC_EXPORT zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_BROADCAST_H */

@@ -32,6 +32,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_closed Closed futures (zchan/closed.h)
+ * @copydoc zchan/closed.h
+ * @{
+ */
+
 /** Completes when no receiver is left or the channel is closed. Caller-allocated;
  *  fields private. It must not move while it is pending. */
 typedef struct zc_sender_closed {
@@ -110,5 +116,7 @@ ZC_EXPORT void zc_receiver_closed_cancel(zc_receiver_closed *f);
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_CLOSED_H */

@@ -53,6 +53,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_fd Descriptor waker (zchan/fd.h)
+ * @copydoc zchan/fd.h
+ * @{
+ */
+
 /** A waker whose wake makes a descriptor readable. Complete so that it can live in a
  *  loop's own struct or on the stack; its fields are private. */
 typedef struct zc_fd_waker {
@@ -128,5 +134,7 @@ ZC_EXPORT void zc_fd_waker_destroy(zc_fd_waker *w);
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_FD_H */

@@ -12,6 +12,7 @@
  *   and frees each segment once its messages have been received (see zc_unbounded).
  *   Source: crossbeam-channel's list flavour, with a retire list in place of its
  *   per-receive READ bit.
+ *
  * Waiting futures sit in intrusive FIFO waiter lists, one per side; with no waiter the
  * only extra cost of an operation is one atomic load (see src/waitlist.c).
  *
@@ -37,6 +38,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * @defgroup zchan_mpmc MPMC channel (zchan/mpmc.h)
+ * @copydoc zchan/mpmc.h
+ * @{
+ */
 
 /** A sending handle. Counted: each one a constructor or clone returns is dropped once.
  *  The two handle types are distinct, so the compiler rejects a receiver where a sender
@@ -381,5 +388,7 @@ ZC_EXPORT void zc_recv_cancel(zc_recv *f);
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_MPMC_H */

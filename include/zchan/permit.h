@@ -60,6 +60,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_permit Two-phase send (permits) (zchan/permit.h)
+ * @copydoc zchan/permit.h
+ * @{
+ */
+
 /** A place reserved in a channel (caller-allocated; fields private). Empty after a
  *  failed reservation, a commit that returned ZC_OK or ZC_CLOSED, and a release. */
 typedef struct zc_permit {
@@ -178,5 +184,7 @@ ZC_EXPORT zc_status zc_permit_release(zc_permit *p);
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_PERMIT_H */

@@ -57,6 +57,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_select Select (zchan/select.h)
+ * @copydoc zchan/select.h
+ * @{
+ */
+
 /** Flag for zc_select_init: among the ready cases, always take the first in list order
  *  (priority) instead of the fair choice (see the file comment). */
 #define ZC_SELECT_ORDERED 1u
@@ -233,5 +239,7 @@ ZC_EXPORT zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned 
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_SELECT_H */

@@ -13,6 +13,12 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup zchan_status Status codes (zchan/status.h)
+ * @copydoc zchan/status.h
+ * @{
+ */
+
 /* Symbol visibility: the shared library exports only what is marked ZC_EXPORT (the
  * rest is built with hidden visibility). Every public header includes this one. */
 #ifndef ZC_EXPORT
@@ -56,5 +62,7 @@ ZC_EXPORT const char *zc_status_str(zc_status s);
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_STATUS_H */

@@ -15,9 +15,10 @@
  * broadcast channel.
  *
  * ZC_DEFINE_CHANNEL(name, T) declares, at file scope and with no trailing semicolon
- * (name_x below stands for the pasted token name \#\# _x), each wrapping the zc_ call named
- * after it:
+ * (name_x below stands for the pasted token `name ## _x`), each wrapping the `zc_` call
+ * named after it:
  *
+ * @code{.unparsed}
  *   name_sender, name_receiver           incomplete handle types (zc_sender, zc_receiver)
  *   zc_status name_bounded(size_t cap, name_sender **tx, name_receiver **rx)  zc_bounded
  *   zc_status name_unbounded(name_sender **tx, name_receiver **rx)          zc_unbounded
@@ -50,8 +51,10 @@
  *   void name_recv_init(name_recv *f, name_receiver *rx)                    zc_recv_init
  *   zc_status name_recv_poll(name_recv *f, const zc_waker *w, T *out)       zc_recv_poll
  *   void name_recv_cancel(name_recv *f)                                   zc_recv_cancel
+ * @endcode
  *
  * Batches (zchan/batch.h): msgs and out are arrays of T, n and max counts of T.
+ * @code{.unparsed}
  *   zc_status name_try_send_many(name_sender *tx, const T *msgs, size_t n, size_t *sent,
  *                                unsigned flags)                     zc_try_send_many
  *   zc_status name_try_recv_many(name_receiver *rx, T *out, size_t max, size_t *got)
@@ -73,8 +76,10 @@
  *   zc_status name_recv_many_poll(name_recv_many *f, const zc_waker *w, T *out,
  *                                 size_t max, size_t *got)           zc_recv_many_poll
  *   void name_recv_many_cancel(name_recv_many *f)                  zc_recv_many_cancel
+ * @endcode
  *
  * The two-phase send (zchan/permit.h):
+ * @code{.unparsed}
  *   name_permit                                  a reserved place (zc_permit)
  *   zc_status name_try_reserve(name_sender *tx, name_permit *p)        zc_try_reserve
  *   zc_status name_reserve_blocking(name_sender *tx, name_permit *p) zc_reserve_blocking
@@ -86,9 +91,11 @@
  *   void name_reserve_cancel(name_reserve *f)                       zc_reserve_cancel
  *   zc_status name_permit_commit(name_permit *p, T msg)                zc_permit_commit
  *   zc_status name_permit_release(name_permit *p)                     zc_permit_release
+ * @endcode
  *
  * Select cases (zchan/select.h; the select itself is untyped, its cases are not) and
  * close futures (zchan/closed.h; only their init takes a handle):
+ * @code{.unparsed}
  *   void name_select_recv_case(zc_select_case *c, name_receiver *rx, T *out)
  *                                                                 zc_select_recv_case
  *   void name_select_send_case(zc_select_case *c, name_sender *tx, const T *msg)
@@ -97,10 +104,12 @@
  *                                                               zc_sender_closed_init
  *   void name_receiver_closed_init(zc_receiver_closed *f, name_receiver *rx)
  *                                                             zc_receiver_closed_init
+ * @endcode
  *
  * ZC_DEFINE_BROADCAST(name, T) declares the same for a broadcast channel of T
  * (zchan/broadcast.h; defined where zchan/config.h has ZCHAN_HAS_BROADCAST). Its
  * handles are distinct types from any ZC_DEFINE_CHANNEL's, so give it its own name:
+ * @code{.unparsed}
  *   name_sender, name_receiver        incomplete handle types (zc_bcast_sender, _receiver)
  *   zc_status name_new(size_t cap, zc_bcast_mode mode, name_sender **tx,
  *                      name_receiver **rx)                                 zc_bcast_new
@@ -138,6 +147,7 @@
  *   zc_status name_recv_poll(name_recv *f, const zc_waker *w, T *out, uint64_t *missed)
  *                                                                     zc_bcast_recv_poll
  *   void name_recv_cancel(name_recv *f)                             zc_bcast_recv_cancel
+ * @endcode
  * The _with constructor's clone_msg and drop_msg are the byte-level callbacks of
  * zc_bcast_config; the channel's side of each (src, msg) is aligned for T (up to
  * alignof(max_align_t): see zc_bcast_config), unlike the MPMC drop_msg below.
@@ -204,6 +214,12 @@
 #include <zchan/select.h>
 #include <zchan/status.h>
 #include <zchan/waker.h>
+
+/**
+ * @defgroup zchan_typed Typed channels (zchan/typed.h)
+ * @copydoc zchan/typed.h
+ * @{
+ */
 
 /* Private: the handle casts (reinterpret_cast in C++, so -Wold-style-cast stays quiet);
  * the check of T (C++: the channel copies T's bytes, which is right only for a
@@ -574,5 +590,7 @@
                    : zc_bcast_recv_poll(&zc__f->zc__fut, zc__w, zc__out, zc__missed);      \
     }
 #endif /* ZCHAN_HAS_BROADCAST */
+
+/** @} */
 
 #endif /* ZCHAN_TYPED_H */

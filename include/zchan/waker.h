@@ -71,6 +71,12 @@ extern "C" {
 #endif
 
 /**
+ * @defgroup zchan_waker Wakers (zchan/waker.h)
+ * @copydoc zchan/waker.h
+ * @{
+ */
+
+/**
  * A wake-up callback.
  *
  * wake is called from any thread, at most once per registration, and must not block
@@ -86,5 +92,7 @@ typedef struct zc_waker {
 #ifdef __cplusplus
 }
 #endif
+
+/** @} */
 
 #endif /* ZCHAN_WAKER_H */
