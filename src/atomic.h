@@ -1,13 +1,12 @@
 /*
  * atomic.h: the small pieces every lock-free file here shares: cache-line padding,
- * cpu_relax, a spin-then-yield backoff, and atomic access to the plain `unsigned int`
- * fields that public structs carry (public headers hold no _Atomic so that they also
- * compile as C++).
+ * cpu_relax, message copies, and atomic access to the plain `unsigned int` fields that
+ * public structs carry (public headers hold no _Atomic so that they also compile as
+ * C++).
  */
 #ifndef ZCHAN_SRC_ATOMIC_H
 #define ZCHAN_SRC_ATOMIC_H
 
-#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -21,9 +20,9 @@
 #define ZC__NOINLINE
 #endif
 
-/* Thread-local state read on a fast path (segq.h): initial-exec, so that an access is a
- * load at a fixed offset from the thread pointer, not a call, in the shared library too
- * (which then takes its TLS from glibc's static surplus when dlopen'ed). */
+/* Thread-local state read on a fast path (segq.h, wake.h): initial-exec, so that an
+ * access is a load at a fixed offset from the thread pointer, not a call, in the shared
+ * library too (which then takes its TLS from glibc's static surplus when dlopen'ed). */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZC__TLS_FAST _Thread_local __attribute__((tls_model("initial-exec")))
 #else
@@ -44,42 +43,6 @@ static inline void zc__cpu_relax(void) {
 #else
     atomic_signal_fence(memory_order_seq_cst); /* a compiler barrier at least */
 #endif
-}
-
-/* Exponential backoff while waiting for a peer: spin 1, 2, 4, 8 pauses, then yield the
- * CPU ZC__BACKOFF_YIELDS times, then nap (a 20 µs sleep, park.c: unlike sched_yield it
- * gives the CPU to threads of lower real-time priority too). A peer we wait for may have
- * been preempted; on 2 cores spinning longer only delays it (and a vCPU that loops on
- * pause gets descheduled by the hypervisor). Measured with zchan's bench on the 2-vCPU
- * VM, 4 sender and 4 receiver threads at capacity 16 (row 5): up to 64 pauses 13-17 ms,
- * up to 8 pauses 9-11 ms, up to 2 pauses 9-17 ms. The naps are for real-time threads: a
- * SCHED_FIFO thread that preempted a lower-priority peer in the middle of an operation
- * (or holding a waiter-list lock) would otherwise yield to no one and spin for ever. */
-typedef struct zc__backoff {
-    unsigned step;
-} zc__backoff;
-
-#define ZC__BACKOFF_SPIN_LIMIT 3u /* 2^3 = 8 pauses at most per round */
-#define ZC__BACKOFF_YIELDS 16u    /* then 16 yields (some µs) before the first nap */
-#define ZC__BACKOFF_INIT {0}
-
-/* The yield and nap stages (park.c), out of line: they make system calls anyway, and
- * the spin stage is inlined into hot paths. Takes and returns the step by value, so that
- * a caller's zc__backoff can stay in a register. */
-unsigned zc__backoff_wait(unsigned step);
-
-static inline void zc__backoff_snooze(zc__backoff *b) {
-    if (b->step <= ZC__BACKOFF_SPIN_LIMIT) {
-        for (unsigned i = 0; i < (1u << b->step); i++) zc__cpu_relax();
-        b->step++;
-    } else {
-        b->step = zc__backoff_wait(b->step);
-    }
-}
-
-/* True once snoozing has reached the yield stage: a bounded spin is over. */
-static inline int zc__backoff_spun_out(const zc__backoff *b) {
-    return b->step > ZC__BACKOFF_SPIN_LIMIT;
 }
 
 /* Atomic view of an `unsigned int` field in a public struct. C11 gives _Atomic unsigned

@@ -1,11 +1,10 @@
 /*
  * batch.c: batch send and receive on the MPMC channel (try, futures, blocking).
  *
- * A batch attempt is one ring claim of k slots (ring_batch.c) or, unbounded, a loop of
- * single segq operations; then it wakes up to k waiters of the other side, one at a
- * time, while any is left and, after the first, while there is more to take than the
- * waiters it woke and that have not acted yet will take (zc__chan_wake_senders /
- * receivers): what k single operations would do.
+ * A batch attempt is one queue operation (zc__queue_push_many / pop_many: one claim of
+ * k slots on a ring); then it wakes up to k waiters of the other side, one for each
+ * message or slot, while any is linked (zc__chan_wake_senders / receivers): what k
+ * single operations would do.
  * The batch receive future is an attempt under the wait primitive (wait.c), as a single
  * receive is. The batch send future keeps a loop of its own, since a send that has sent
  * part of its batch goes on at once, and an all-or-nothing one may pass its wake-up on
@@ -23,23 +22,20 @@
  * that was queued, in order, before it comes back to one that has passed). Each freed
  * slot thus costs at most one wake per waiting all-or-nothing sender.
  *
- * No atomics of its own besides two reads: the node's state (acquire, as
- * zc__waitlist_is_idle; unregister examines it again under the lock) and the ring's
- * head, seq_cst: it orders the pass-on test after the claims that freed the room it
- * sees (a later value only means more room, offered again). The orderings are those of ring_batch.c, segq.c,
- * chan.h and waitlist.c.
+ * No atomics of its own besides the read of the node's state (acquire, as
+ * zc__waitlist_is_idle; unregister examines it again under the lock). The orderings are
+ * those of the queues, chan.h and waitlist.c.
  */
 #include <zchan/batch.h>
 
 #include "block_on.h"
-#include "ring_batch.h"
 #include "wait.h"
 
 
 /* The wakes a batch attempt owes, to be made with batch_pay: receivers for messages
  * sent, senders for slots freed and left unused. A future makes them only with its own
  * node off the list, so that none of them runs a peer that wakes this future inside its
- * poll (as future.c; found by a break test of inline executors). */
+ * poll. */
 typedef struct batch_owed {
     size_t receivers, senders;
 } batch_owed;
@@ -53,74 +49,27 @@ static void batch_pay(zc__chan *ch, batch_owed *o) {
     o->receivers = o->senders = 0;
 }
 
-/* One batch send attempt of n messages: ZC_OK with *count >= 1 sent (all n when all),
- * ZC_FULL, ZC_CLOSED, ZC_ENOMEM, or ZC_PENDING (a receiver is mid-release on a slot we
- * need). begun: earlier attempts of the same batch sent some of it. Adds to *owed a
- * receiver per message sent, and a sender per slot it freed and left unused (a hole
- * skipped by a batch that then found too little room). */
+/* One batch send attempt of n messages: zc__queue_push_many's statuses. begun: earlier
+ * attempts of the same batch sent some of it. Adds to *owed a receiver per message sent,
+ * and a sender per slot it freed and left unused. */
 static zc_status chan_send_many(zc__chan *ch, const unsigned char *msgs, size_t n, bool all,
                                 bool begun, size_t *count, batch_owed *owed) {
-    size_t k = 0;
-    zc_status s = ZC_OK;
-    if (ch->bounded) {
-        size_t freed;
-        s = zc__ring_push_many(&ch->q.ring, msgs, n, all, &k, &freed);
-        if (s != ZC_OK) owed->senders += freed;
-    } else {
-        /* No multi-slot claim in the segmented queue: one push at a time. The push that
-         * fails (closed, ENOMEM) is reported by the next attempt if some went in. Once
-         * an all-or-nothing batch has begun (in this attempt or an earlier one: one cut
-         * by ENOMEM), a sender installing the next segment (ZC_PENDING) is waited out, as
-         * zc_try_send does: a ZC_PENDING here would let a deadline or a cancel leave the
-         * batch half sent. */
-        zc__backoff backoff = ZC__BACKOFF_INIT;
-        while (k < n) {
-            s = zc__segq_push(&ch->q.segq, msgs + k * ch->elem_size);
-            if (s == ZC_OK)
-                k++;
-            else if (s == ZC_PENDING && all && (begun || k > 0))
-                zc__backoff_snooze(&backoff);
-            else
-                break;
-        }
-        if (k > 0) s = ZC_OK;
-    }
-    if (s == ZC_OK) {
-        owed->receivers += k;
-        *count = k;
-    }
+    zc_status s = zc__queue_push_many(&ch->q, msgs, n, all, begun, count, &owed->senders);
+    if (s == ZC_OK) owed->receivers += *count;
     return s;
 }
 
-/* One batch receive attempt: ZC_OK with *count >= 1, ZC_EMPTY, ZC_CLOSED, or ZC_PENDING
- * (bounded: a sender is mid-write on the oldest slot). Adds to *owed a sender per slot
- * freed (the messages', and the holes' it skipped). */
+/* One batch receive attempt: ZC_OK with *count >= 1, ZC_EMPTY, ZC_CLOSED, or ZC_PENDING.
+ * Adds to *owed a sender per slot freed (the messages', and the holes' it skipped). */
 static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, size_t *count,
                                 batch_owed *owed) {
-    size_t k = 0;
-    if (!ch->bounded) {
-        /* No sender ever waits on an unbounded channel: nobody to wake. */
-        zc_status s = ZC_OK;
-        while (k < max && (s = zc__segq_pop(&ch->q.segq, out + k * ch->elem_size)) == ZC_OK) k++;
-        if (k == 0) return s;
-        *count = k;
-        return ZC_OK;
-    }
-    zc_status s = zc__ring_pop_many(&ch->q.ring, out, max, &k);
-    /* A released reservation skipped: its slot is free, as in zc__chan_recv. */
-    for (; s == ZC__RING_SKIPPED; s = zc__ring_pop_many(&ch->q.ring, out, max, &k))
-        owed->senders++;
-    if (s == ZC_OK) {
-        owed->senders += k;
-        *count = k;
-    }
-    return s;
+    return zc__queue_pop_many(&ch->q, out, max, count, &owed->senders);
 }
 
 /* The arguments shared by every send_many form are valid. */
 static bool send_many_args_ok(zc__chan *ch, size_t n, unsigned flags) {
     if (n == 0 || (flags & ~ZC_ALL_OR_NOTHING)) return false;
-    return !((flags & ZC_ALL_OR_NOTHING) && ch->bounded && n > ch->q.ring.cap);
+    return !((flags & ZC_ALL_OR_NOTHING) && n > zc__queue_capacity(&ch->q));
 }
 
 zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
@@ -135,7 +84,7 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
     zc_status s;
     do {
         batch_owed owed = {0, 0};
-        s = chan_send_many(ch, bytes + done * ch->elem_size, n - done, all, done > 0, &k,
+        s = chan_send_many(ch, bytes + done * ch->q.elem_size, n - done, all, done > 0, &k,
                            &owed);
         batch_pay(ch, &owed); /* no node of ours on a list */
         if (s == ZC_OK) {
@@ -196,9 +145,9 @@ static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(f->zc__node.zc__state),
                                        memory_order_acquire);
     if (st != ZC__WOKEN && st != ZC__WAKING) return false; /* none held */
-    /* seq_cst: see the file comment. */
-    size_t head = atomic_load_explicit(&ch->q.ring.head, memory_order_seq_cst);
-    if ((f->zc__passed && f->zc__passed_head == head) || !zc__chan_send_room(ch))
+    /* See the file comment: room appears only when this mark moves. */
+    size_t head = zc__queue_freed_mark(&ch->q);
+    if ((f->zc__passed && f->zc__passed_head == head) || zc__queue_room(&ch->q) == 0)
         return false; /* offered down the list already, or no room at all */
     f->zc__passed = true;
     f->zc__passed_head = head;
@@ -222,7 +171,7 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     for (;;) {
         size_t k = 0;
         batch_owed owed = {0, 0};
-        zc_status s = chan_send_many(ch, msgs + f->zc__sent * ch->elem_size,
+        zc_status s = chan_send_many(ch, msgs + f->zc__sent * ch->q.elem_size,
                                      f->zc__n - f->zc__sent, all, f->zc__sent > 0, &k,
                                      &owed);
         if (s == ZC_OK) f->zc__sent += k;
@@ -251,7 +200,7 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             registered = true;
             continue; /* the re-check */
         } else if (s == ZC_PENDING && zc__in_self_wake()) {
-            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (wait.h) */
             continue;
         } else if (s == ZC_PENDING) {
             /* A receiver is mid-release: poll again soon, keeping any wake-up we hold,

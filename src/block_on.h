@@ -17,6 +17,7 @@
 
 #include <zchan/block.h>
 
+#include "backoff.h"
 #include "park.h"
 
 /* Poll the future behind op with w; cancel it (op is the caller's, e.g. a struct that

@@ -1,16 +1,14 @@
 /*
- * chan.c: channel handles, counts, close, drop_msg, try operations and queries. Glues
- * a queue (ring.c or segq.c) to two waiter lists (waitlist.c).
- *
- * Ordering map:
- *   [F1] zc__chan_send/recv: the queue's seq_cst claim, then zc__waitlist_has_waiters
- *        (seq_cst load) of the other side  <->  [F2] in waitlist.c, followed by the
- *        waiter's re-check in future.c. No lost wake-up (waitlist.c explains).
+ * chan.c: the MPMC channel: creation, handles and their counts, close, drop_msg, the try
+ * operations, queries, and the wakes and pass-ons that join the queue (queue/) to the
+ * waiter lists (waitlist.c). Ordering map: chan.h; [H1] here:
  *   [H1] handle-count decrements are acq_rel: the thread that drops the last receiver
  *        (or the last handle) sees everything the other holders did before their drops,
  *        so discarding (or freeing) after it is safe.
  */
 #include "chan.h"
+
+#include "backoff.h"
 #include "hooks.h"
 
 #include <assert.h>
@@ -28,8 +26,7 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     zc__chan *ch = aligned_alloc(ZC_CACHE_LINE, size);
     if (!ch) return ZC_ENOMEM;
     memset(ch, 0, sizeof *ch);
-    zc_status s = bounded ? zc__ring_init(&ch->q.ring, cap, cfg->elem_size)
-                          : zc__segq_init(&ch->q.segq, cfg->elem_size);
+    zc_status s = zc__queue_init(&ch->q, bounded ? cap : 0, cfg->elem_size);
     if (s != ZC_OK) {
         free(ch);
         return s;
@@ -40,10 +37,6 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     atomic_init(&ch->senders, 1);
     atomic_init(&ch->receivers, 1);
     atomic_init(&ch->handles, 2);
-    ch->bounded = bounded;
-    ch->ring8 = bounded && cfg->elem_size == 8;
-    ch->seg8 = !bounded && cfg->elem_size == 8;
-    ch->elem_size = cfg->elem_size;
     ch->drop_msg = cfg->drop_msg;
     ch->drop_ctx = cfg->drop_ctx;
     ch->tx.ch = ch;
@@ -61,21 +54,13 @@ zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
     return chan_new(0, false, cfg, tx, rx);
 }
 
-bool zc__chan_is_closed(zc__chan *ch) {
-    return ch->bounded ? zc__ring_is_closed(&ch->q.ring) : zc__segq_is_closed(&ch->q.segq);
-}
-
-static size_t chan_len(zc__chan *ch) {
-    return ch->bounded ? zc__ring_len(&ch->q.ring) : zc__segq_len(&ch->q.segq);
-}
-
 static bool chan_close(zc__chan *ch) {
-    bool closed = ch->bounded ? zc__ring_close(&ch->q.ring) : zc__segq_close(&ch->q.segq);
+    bool closed = zc__queue_close(&ch->q);
     if (closed) {
         ZC__HOOK(ZC__HOOK_CLOSE_MARKED);
         /* Close wakes everyone: waiters re-check and see the mark (the seq_cst fetch_or
-         * in *_close happens before our lock of each list, so any waiter linked after
-         * the sweep sees the mark on its re-check). */
+         * in zc__queue_close happens before our lock of each list, so any waiter linked
+         * after the sweep sees the mark on its re-check). */
         zc__waitlist_notify_all(&ch->recv_waiters);
         zc__waitlist_notify_all(&ch->send_waiters);
         zc__waitlist_notify_all(&ch->close_waiters);
@@ -86,10 +71,7 @@ static bool chan_close(zc__chan *ch) {
 static void chan_release_handle(zc__chan *ch) {
     /* [H1] acq_rel: the last handle's owner frees after everyone else is done. */
     if (atomic_fetch_sub_explicit(&ch->handles, 1, memory_order_acq_rel) != 1) return;
-    if (ch->bounded)
-        zc__ring_destroy(&ch->q.ring);
-    else
-        zc__segq_destroy(&ch->q.segq);
+    zc__queue_destroy(&ch->q);
     free(ch);
 }
 
@@ -133,14 +115,11 @@ void zc_receiver_drop(zc_receiver *rx) {
     if (prev == 1) {
         chan_close(ch);
         /* No receiver left: what is held will never be received. Dispose of it now. */
-        if (ch->bounded)
-            zc__ring_discard(&ch->q.ring, ch->drop_msg, ch->drop_ctx);
-        else
-            zc__segq_discard(&ch->q.segq, ch->drop_msg, ch->drop_ctx);
-    } else if (!ch->bounded) {
+        zc__queue_discard(&ch->q, ch->drop_msg, ch->drop_ctx);
+    } else {
         /* A receiver that copied a message out late and leaves may have been the last
-         * reader of a retired segment (segq.c): free what is read out now. */
-        zc__segq_reclaim(&ch->q.segq, NULL);
+         * reader of what the queue retired: free what is read out now. */
+        zc__queue_receiver_left(&ch->q);
     }
     chan_release_handle(ch);
 }
@@ -149,55 +128,57 @@ bool zc_sender_close(zc_sender *tx) { return tx ? chan_close(tx->ch) : false; }
 
 bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false; }
 
-/* Self-wakes this thread is inside (chan.h). Only this thread reads or writes it. */
-static _Thread_local unsigned self_wakes;
-
-void zc__wake_self(const zc_waker *w) {
-    self_wakes++;
-    w->wake(w->ctx);
-    self_wakes--;
-}
-
-bool zc__in_self_wake(void) { return self_wakes > 0; }
-
-/* Slots a sender could take now: none on a closed channel, nor on an unbounded one
- * (whose senders never wait). */
-static size_t chan_room(zc__chan *ch) {
-    if (!ch->bounded || zc__chan_is_closed(ch)) return 0;
-    size_t len = chan_len(ch);
-    return len < ch->q.ring.cap ? ch->q.ring.cap - len : 0;
-}
-
-bool zc__chan_send_room(zc__chan *ch) { return chan_room(ch) > 0; }
-
 /* What a woken receiver / sender could take (zc__avail_fn). Nothing once closed: the
  * close wakes every waiter (chan_close), and one that links after its mark re-checks and
  * sees it. */
 static size_t recv_avail(void *ch) {
-    return zc__chan_is_closed(ch) ? 0 : chan_len(ch);
+    zc__queue *q = &((zc__chan *)ch)->q;
+    return zc__queue_is_closed(q) ? 0 : zc__queue_len(q);
 }
 
-static size_t send_avail(void *ch) { return chan_room(ch); }
-
-/* With senders waiting (and a wake to make), the holes that the call left at head are
- * skipped first, and owe a wake each: a receive that reaches a released place frees its
- * slot too (rule 4). Senders that come later need no wake for them: their attempt skips
- * such a hole, and so does a pass-on. */
-static size_t skip_holes_at_head(zc__chan *ch) {
-    /* seq_cst: a guess (each skip's CAS validates it), after the caller's claims ([F1])
-     * or its [N2]. */
-    return zc__ring_skip_holes(&ch->q.ring,
-                               atomic_load_explicit(&ch->q.ring.head, memory_order_seq_cst));
-}
+static size_t send_avail(void *ch) { return zc__queue_room(&((zc__chan *)ch)->q); }
 
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
     if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
-    n += skip_holes_at_head(ch);
+    /* The holes a call left at the oldest place are skipped first and owe a wake each:
+     * a receive that reaches a released place frees its slot too (rule 4). Senders that
+     * come later need no wake for them: their attempt skips such a hole, and so does a
+     * pass-on. */
+    n += zc__queue_skip_holes(&ch->q);
     zc__waitlist_notify_n(&ch->send_waiters, n);
 }
 
 void zc__chan_wake_receivers(zc__chan *ch, size_t n) {
     zc__waitlist_notify_n(&ch->recv_waiters, n);
+}
+
+zc_status zc__chan_wake_receiver_ok(zc__chan *ch) {
+    zc__chan_wake_receivers(ch, 1);
+    return ZC_OK;
+}
+
+zc_status zc__chan_wake_sender_ok(zc__chan *ch) {
+    zc__chan_wake_senders(ch, 1);
+    return ZC_OK;
+}
+
+zc_status zc__chan_send(zc__chan *ch, const void *msg) {
+    zc_status s = zc__queue_push(&ch->q, msg);
+    return s == ZC_OK ? zc__chan_sent(ch) : s; /* [F1] */
+}
+
+zc_status zc__chan_recv(zc__chan *ch, void *out) {
+    size_t freed = 0;
+    zc_status s = zc__queue_pop(&ch->q, out, &freed);
+    zc__chan_wake_senders(ch, freed); /* [F1]; a call only when a slot was freed */
+    return s;
+}
+
+zc__look zc__chan_look(zc__chan *ch, bool recv, unsigned pauses, bool see_close) {
+    if (pauses > 0) zc__queue_watch(&ch->q, recv, pauses);
+    if (see_close && zc__queue_is_closed(&ch->q)) return ZC__LOOK_CLOSED;
+    bool wait = recv ? zc__queue_looks_empty(&ch->q) : zc__queue_looks_full(&ch->q);
+    return wait ? ZC__LOOK_WAIT : ZC__LOOK_GO;
 }
 
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
@@ -222,7 +203,7 @@ void zc__chan_pass_on_recv(zc__chan *ch) {
  * has moved past it. */
 void zc__chan_pass_on_send(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->send_waiters)) return;
-    skip_holes_at_head(ch);
+    zc__queue_skip_holes(&ch->q);
     if (zc__waitlist_wake_has_work(&ch->send_waiters, send_avail, ch))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
 }
@@ -235,62 +216,48 @@ void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node) {
     if (zc__waitlist_unregister(&ch->send_waiters, node)) zc__chan_pass_on_send(ch);
 }
 
-/* zc_try_send after its first attempt did not go through at once. */
+/* zc_try_send after its first attempt did not go through at once. A full attempt's
+ * ZC_PENDING (a receiver is mid-release on the slot it needs) is no answer: ZC_FULL would
+ * be false, so the peer is waited out. */
 static ZC__NOINLINE zc_status try_send_slow(zc_sender *tx, const void *msg) {
     if (!tx || !msg) return ZC_EINVAL;
     zc__backoff backoff = ZC__BACKOFF_INIT;
-    for (;;) {
-        zc_status s = zc__chan_send(tx->ch, msg);
-        /* ZC_PENDING: a receiver is mid-release on our slot; the answer is not known
-         * yet (reporting ZC_FULL would be false), so wait for it to finish. */
-        if (s != ZC_PENDING) return s;
-        zc__backoff_snooze(&backoff);
-    }
+    zc_status s;
+    while ((s = zc__chan_send(tx->ch, msg)) == ZC_PENDING) zc__backoff_snooze(&backoff);
+    return s;
 }
 
-/* zc_try_recv after its first attempt did not go through at once. */
+/* zc_try_recv after its first attempt did not go through at once; ZC_PENDING (a sender
+ * mid-write on the next slot) is waited out, as for a send: a later slot may hold a
+ * completed send, so ZC_EMPTY would be false. */
 static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
     if (!rx || !out) return ZC_EINVAL;
     zc__backoff backoff = ZC__BACKOFF_INIT;
-    for (;;) {
-        zc_status s = zc__chan_recv(rx->ch, out);
-        /* ZC_PENDING: a sender is mid-write on the next slot; a later slot may hold a
-         * completed send, so ZC_EMPTY would be false. Wait for it. */
-        if (s != ZC_PENDING) return s;
-        zc__backoff_snooze(&backoff);
-    }
+    zc_status s;
+    while ((s = zc__chan_recv(rx->ch, out)) == ZC_PENDING) zc__backoff_snooze(&backoff);
+    return s;
 }
 
-zc_status zc__chan_sent_wake(zc__chan *ch) {
-    zc__chan_wake_receivers(ch, 1);
-    return ZC_OK;
-}
-
-zc_status zc__chan_received_wake(zc__chan *ch) {
-    zc__chan_wake_senders(ch, 1);
-    return ZC_OK;
-}
-
-/* zc_try_send's first attempt on a channel other than a ring8 or seg8 one (chan.h); ch is
- * tx's. */
+/* The first attempts of a channel whose messages are not 8 bytes, out of line. */
 static ZC__NOINLINE zc_status try_send_first(zc_sender *tx, const void *msg, zc__chan *ch) {
-    return zc__chan_send_fast(ch, msg) ? ZC_OK : try_send_slow(tx, msg);
+    if (zc__queue_push_first(&ch->q, msg)) return zc__chan_sent(ch);
+    return try_send_slow(tx, msg);
 }
 
 static ZC__NOINLINE zc_status try_recv_first(zc_receiver *rx, void *out, zc__chan *ch) {
-    return zc__chan_recv_fast(ch, out) ? ZC_OK : try_recv_slow(rx, out);
+    unsigned got = zc__queue_pop_first(&ch->q, out);
+    if (got > 1) return zc__chan_received(ch); /* a slot freed */
+    return got ? ZC_OK : try_recv_slow(rx, out);
 }
 
+/* The fast paths: the queue's first attempt inline, with the constant 8 for 8-byte
+ * messages (one move, no call), then the wake of a waiting peer as a tail call. */
 zc_status zc_try_send(zc_sender *tx, const void *msg) {
     if (ZC__LIKELY(tx && msg)) {
         zc__chan *ch = tx->ch;
-        if (ZC__LIKELY(ch->ring8)) {
-            if (zc__ring_push_first(&ch->q.ring, msg, 8)) return zc__chan_sent(ch);
-        } else if (ch->seg8) {
-            if (zc__segq_push_first(&ch->q.segq, msg, 8)) return zc__chan_sent(ch);
-        } else {
-            return try_send_first(tx, msg, ch);
-        }
+        unsigned sent = zc__queue_push_first8(&ch->q, msg);
+        if (ZC__LIKELY(sent == 1)) return zc__chan_sent(ch);
+        if (sent == ZC__QUEUE_FIRST_GENERIC) return try_send_first(tx, msg, ch);
     }
     return try_send_slow(tx, msg);
 }
@@ -298,20 +265,17 @@ zc_status zc_try_send(zc_sender *tx, const void *msg) {
 zc_status zc_try_recv(zc_receiver *rx, void *out) {
     if (ZC__LIKELY(rx && out)) {
         zc__chan *ch = rx->ch;
-        if (ZC__LIKELY(ch->ring8)) {
-            if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
-        } else if (ch->seg8) {
-            if (zc__segq_pop_first(&ch->q.segq, out, 8)) return ZC_OK;
-        } else {
-            return try_recv_first(rx, out, ch);
-        }
+        unsigned got = zc__queue_pop_first8(&ch->q, out);
+        if (ZC__LIKELY(got == 2)) return zc__chan_received(ch); /* a slot freed */
+        if (got == 1) return ZC_OK;
+        if (got == ZC__QUEUE_FIRST_GENERIC) return try_recv_first(rx, out, ch);
     }
     return try_recv_slow(rx, out);
 }
 
 static void chan_info(zc__chan *ch, zc_info *out) {
-    out->len = chan_len(ch);
-    out->capacity = ch->bounded ? ch->q.ring.cap : SIZE_MAX;
+    out->len = zc__queue_len(&ch->q);
+    out->capacity = zc__queue_capacity(&ch->q);
     /* Relaxed: a snapshot; each count is read atomically. */
     out->senders = atomic_load_explicit(&ch->senders, memory_order_relaxed);
     out->receivers = atomic_load_explicit(&ch->receivers, memory_order_relaxed);

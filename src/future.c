@@ -3,9 +3,10 @@
  *
  * A poll makes one queue attempt; if it did not complete, the wait primitive (wait.c)
  * registers, re-checks, steps off for a peer mid-operation, or finishes. The first
- * attempt of a fresh future is inline here (the fast path); a bounded ring that looks
- * full (empty) is not attempted before registering, since the attempt after the
- * registration decides anyway. Source: as wait.h.
+ * attempt of a fresh future is inline here (the fast path): the queue's first attempt,
+ * with the constant 8 for 8-byte messages, then the wake of a waiting peer as a tail
+ * call. A bounded queue that looks full (empty) is not attempted before registering,
+ * since the attempt after the registration decides anyway. Source: as wait.h.
  */
 #include "wait.h"
 
@@ -23,14 +24,6 @@ void zc_recv_init(zc_recv *f, zc_receiver *rx) {
     f->zc__rx = rx;
 }
 
-static zc_status send_attempt(zc__chan *ch, void *msg, unsigned *owed) {
-    return zc__chan_send_quiet(ch, msg, owed); /* owes a receiver on ZC_OK */
-}
-
-static zc_status recv_attempt(zc__chan *ch, void *out, unsigned *owed) {
-    return zc__chan_recv_quiet(ch, out, owed); /* owes a sender per slot freed */
-}
-
 /* Everything but the fast path of zc_send_poll: bad arguments, a completed future, a
  * future that waits or has waited (its node not idle), and every first attempt that
  * did not go through at once. */
@@ -42,51 +35,40 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
-    /* A ring that looks full is not tried before registering (the file comment). */
-    bool looks_full = ch->bounded && zc__ring_looks_full(&ch->q.ring);
     void *msg = (void *)f->zc__msg;
     unsigned owed = 0;
-    zc_status s = looks_full ? ZC_FULL : send_attempt(ch, msg, &owed);
-    s = zc__wait(ch, ZC__SIDE_SEND, &f->zc__node, w, send_attempt, msg, s, owed);
+    zc_status s = zc__queue_looks_full(&ch->q) ? ZC_FULL : zc__chan_send_attempt(ch, msg, &owed);
+    s = zc__wait(ch, ZC__SIDE_SEND, &f->zc__node, w, zc__chan_send_attempt, msg, s, owed);
     if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
     return s;
 }
 
-/* zc_send_poll's first attempt on a channel other than a ring8 or seg8 one (chan.h); ch and
- * msg are f's, passed on in registers. */
+/* The first attempt of a channel whose messages are not 8 bytes, out of line; ch and msg
+ * are f's, passed on in registers. */
 static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc__chan *ch,
                                               const void *msg) {
-    if (zc__chan_send_fast(ch, msg)) {
-        f->zc__done = ZC_OK + 1;
-        return ZC_OK;
-    }
-    return send_poll_slow(f, w);
+    if (!zc__queue_push_first(&ch->q, msg)) return send_poll_slow(f, w);
+    f->zc__done = ZC_OK + 1;
+    return zc__chan_sent(ch);
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
     /* The fast path: a fresh future (never registered) whose first attempt sends. The
      * node is checked before the attempt: one that is registered or holds a wake-up must
-     * be taken off its list after a send (zc__wait does it). The node's state is
-     * read first (acquire), the future's other fields after it: read before it, they
-     * would be loaded again after it. The ring8 and seg8 paths are chan.h's. */
+     * be taken off its list after a send (zc__wait does it). The node's state is read
+     * first (acquire), the future's other fields after it: read before it, they would be
+     * loaded again after it. */
     if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
         zc_sender *tx = f->zc__tx;
         const void *msg = f->zc__msg;
         if (ZC__LIKELY(tx && msg && !f->zc__done)) {
             zc__chan *ch = tx->ch;
-            if (ZC__LIKELY(ch->ring8)) {
-                if (zc__ring_push_first(&ch->q.ring, msg, 8)) {
-                    f->zc__done = ZC_OK + 1;
-                    return zc__chan_sent(ch);
-                }
-            } else if (ch->seg8) {
-                if (zc__segq_push_first(&ch->q.segq, msg, 8)) {
-                    f->zc__done = ZC_OK + 1;
-                    return zc__chan_sent(ch);
-                }
-            } else {
-                return send_poll_first(f, w, ch, msg);
+            unsigned sent = zc__queue_push_first8(&ch->q, msg);
+            if (ZC__LIKELY(sent == 1)) {
+                f->zc__done = ZC_OK + 1;
+                return zc__chan_sent(ch);
             }
+            if (sent == ZC__QUEUE_FIRST_GENERIC) return send_poll_first(f, w, ch, msg);
         }
     }
     return send_poll_slow(f, w);
@@ -105,35 +87,30 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
         return ZC_EINVAL;
     }
     zc__chan *ch = f->zc__rx->ch;
-    /* As for a send: a ring that looks empty is tried only after registering. */
-    bool looks_empty = ch->bounded && zc__ring_looks_empty(&ch->q.ring);
     unsigned owed = 0;
-    zc_status s = looks_empty ? ZC_EMPTY : recv_attempt(ch, out, &owed);
-    return zc__wait(ch, ZC__SIDE_RECV, &f->zc__node, w, recv_attempt, out, s, owed);
+    zc_status s = zc__queue_looks_empty(&ch->q) ? ZC_EMPTY : zc__chan_recv_attempt(ch, out, &owed);
+    return zc__wait(ch, ZC__SIDE_RECV, &f->zc__node, w, zc__chan_recv_attempt, out, s, owed);
 }
 
-/* zc_recv_poll's first attempt on a channel other than a ring8 or seg8 one (chan.h); f's
- * arguments. */
+/* The first attempt of a channel whose messages are not 8 bytes, out of line. */
 static ZC__NOINLINE zc_status recv_poll_first(zc_recv *f, const zc_waker *w, void *out,
                                               zc__chan *ch) {
-    if (zc__chan_recv_fast(ch, out)) return ZC_OK;
-    return recv_poll_slow(f, w, out);
+    unsigned got = zc__queue_pop_first(&ch->q, out);
+    if (got > 1) return zc__chan_received(ch); /* a slot freed */
+    return got ? ZC_OK : recv_poll_slow(f, w, out);
 }
 
 zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
     /* The fast path, as zc_send_poll's: a future never registered whose first attempt
-     * receives. */
+     * receives. An unbounded queue's senders never wait: its receives owe no wake. */
     if (ZC__LIKELY(f && w && w->wake && out && zc__waitlist_is_idle(&f->zc__node))) {
         zc_receiver *rx = f->zc__rx;
         if (ZC__LIKELY(rx != NULL)) {
             zc__chan *ch = rx->ch;
-            if (ZC__LIKELY(ch->ring8)) {
-                if (zc__ring_pop_first(&ch->q.ring, out, 8)) return zc__chan_received(ch);
-            } else if (ch->seg8) {
-                if (zc__segq_pop_first(&ch->q.segq, out, 8)) return ZC_OK;
-            } else {
-                return recv_poll_first(f, w, out, ch);
-            }
+            unsigned got = zc__queue_pop_first8(&ch->q, out);
+            if (ZC__LIKELY(got == 2)) return zc__chan_received(ch); /* a slot freed */
+            if (got == 1) return ZC_OK;
+            if (got == ZC__QUEUE_FIRST_GENERIC) return recv_poll_first(f, w, out, ch);
         }
     }
     return recv_poll_slow(f, w, out);

@@ -32,7 +32,7 @@
  *   but the instruction to wake it, and the futex (or zc__mu) orders the sleep.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* syscall(), clock_gettime(), RUSAGE_THREAD under -std=c11 */
+#define _GNU_SOURCE /* syscall(), clock_gettime() under -std=c11 */
 #endif
 
 #include "park.h"
@@ -42,17 +42,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sched.h>
-#include <sys/resource.h> /* getrusage */
 #include <time.h>
 #include <unistd.h> /* _POSIX_CLOCK_SELECTION */
-#ifdef __linux__
-#include <sys/prctl.h> /* PR_GET_TIMERSLACK */
-#endif
 
 #include <zchan/config.h>
 
 #include "atomic.h"
-#include "waitlist.h"
+#include "wake.h"
 
 /* ZCHAN_PARKER_FORCE_CONDVAR lets a test build this file with the fallback in a futex
  * build (tests/unit/CMakeLists.txt, test_park_condvar). */
@@ -67,15 +63,10 @@ _Static_assert(sizeof(unsigned int) == 4, "a futex word is 32 bits");
 
 /* How long park looks for the permit before it sleeps: PARK_SPIN rounds, each giving the
  * CPU away with sched_yield (a system call that returns at once when nothing else is
- * runnable here). The channel's blocking and timed calls skip it (block.c: they spin
- * before they register, then sleep at once). Measured on the 2-vCPU development VM,
- * zchan's bench, one round trip between two threads over two bounded(1) channels (row
- * 15-threads):
- * 200 pauses 10-11 µs, 20 pauses 4.2 µs, no spin 3.5 µs, 10 yields 1.5-2.0 µs (a
- * mutex+condvar channel: 2.8-3.7 µs); 1 sender and 1 receiver thread at capacity 16
- * (row 10): 200 pauses 7-8 ms, 10 yields 1 ms. Pause loops lose on a VM: a vCPU that
- * spins on pause is descheduled by the hypervisor (pause-loop exiting) or slows the
- * thread it waits for, while a yield lets that thread run at once. */
+ * runnable here). The channel's blocking and timed calls skip it (they spin before they
+ * register, then sleep at once). Yields, not pause loops: a vCPU that spins on pause is
+ * descheduled by the hypervisor (pause-loop exiting) or slows the thread it waits for,
+ * while a yield lets that thread run at once (bench/README.md, rows 10 and 15). */
 #define PARK_SPIN 10
 #define PARK_RELAX() sched_yield()
 
@@ -89,8 +80,8 @@ static inline _Atomic unsigned int *state_of(zc_parker *p) {
 
 /* ns as a timespec, cut to the largest one time_t can hold: a timed wait then ends
  * early, and sleep_until, which decides by the clock, sleeps again. (Cast unclamped,
- * 2^32 s + 0.1 s became 0.1 s, and more than 2^31 s a negative time, which FUTEX_WAIT
- * refuses at once: a spin. Found by a break test.) */
+ * 2^32 s + 0.1 s would become 0.1 s, and more than 2^31 s a negative time, which
+ * FUTEX_WAIT refuses at once: a spin.) */
 static struct timespec timespec_of(uint64_t ns) {
     struct timespec ts;
     uint64_t sec = ns / 1000000000u;
@@ -104,84 +95,6 @@ static struct timespec timespec_of(uint64_t ns) {
     return ts;
 }
 
-uint64_t zc__clock_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t zc__deadline_ns(uint64_t timeout_ns) {
-    if (timeout_ns == UINT64_MAX) return ZC__NO_DEADLINE;
-    uint64_t now = zc__clock_ns();
-    return timeout_ns >= ZC__NO_DEADLINE - now ? ZC__NO_DEADLINE : now + timeout_ns;
-}
-
-/* Block for a moment: see ZC__NAP_NS in park.h. Returns false, having done nothing,
- * where the thread's timer slack would make the sleep too long. */
-static bool nap(void) {
-#ifdef PR_GET_TIMERSLACK
-    int slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    if (slack_ns < 0 || (unsigned)slack_ns > ZC__NAP_MAX_SLACK_NS) return false;
-#endif
-    struct timespec ts = {0, ZC__NAP_NS};
-    nanosleep(&ts, NULL); /* EINTR: the nap is over all the same */
-    return true;
-}
-
-unsigned zc__backoff_wait(unsigned step) {
-    if (step <= ZC__BACKOFF_SPIN_LIMIT + ZC__BACKOFF_YIELDS) {
-        sched_yield();
-        return step + 1;
-    }
-    if (!nap()) sched_yield();
-    return step;
-}
-
-/* Linux counts a yield that ran another thread as an involuntary context switch of this
- * one (getrusage RUSAGE_THREAD). */
-bool zc__yield_ran_another(void) {
-#ifdef RUSAGE_THREAD
-    struct rusage before, after;
-    if (getrusage(RUSAGE_THREAD, &before) == 0) {
-        sched_yield();
-        return getrusage(RUSAGE_THREAD, &after) == 0 && after.ru_nivcsw != before.ru_nivcsw;
-    }
-#endif
-    uint64_t start = zc__clock_ns();
-    sched_yield();
-    return zc__clock_ns() - start >= ZC__YIELD_RAN_ANOTHER_NS;
-}
-
-bool zc__thread_shares_fairly(void) {
-    int policy;
-#ifdef __linux__
-    policy = sched_getscheduler(0); /* 0: the calling thread, on Linux */
-#ifdef SCHED_RESET_ON_FORK
-    if (policy >= 0) policy &= ~SCHED_RESET_ON_FORK;
-#endif
-#else
-    struct sched_param param;
-    if (pthread_getschedparam(pthread_self(), &policy, &param) != 0) policy = -1;
-#endif
-#ifdef SCHED_BATCH
-    if (policy == SCHED_BATCH) return true;
-#endif
-    return policy == SCHED_OTHER;
-}
-
-void zc__yield(void) {
-    static _Thread_local uint64_t next_check_ns; /* 0: no yield yet */
-    uint64_t now = zc__clock_ns();
-    if (next_check_ns == 0) next_check_ns = now + ZC__NAP_FIRST_CHECK_NS;
-    if (now < next_check_ns) {
-        sched_yield();
-        return;
-    }
-    /* Also when no nap follows: a check (and nap's prctl) at most once an interval. */
-    next_check_ns = now + ZC__NAP_INTERVAL_NS;
-    if (zc__yield_ran_another() && nap()) next_check_ns = zc__clock_ns() + ZC__NAP_INTERVAL_NS;
-}
-
 /* Take the permit if it is there. */
 static bool take_permit(_Atomic unsigned int *state) {
     unsigned int expected = ZC__PARKER_NOTIFIED;
@@ -191,8 +104,8 @@ static bool take_permit(_Atomic unsigned int *state) {
 }
 
 /* Look for the permit PARK_SPIN times, yielding between; stop early once deadline_ns has
- * passed (a yield that gives a busy thread on this CPU its time slice takes milliseconds:
- * ten of them made a park of 1 ms last 14 ms). */
+ * passed (a yield that gives a busy thread on this CPU its time slice takes
+ * milliseconds). */
 static bool spin_for_permit(_Atomic unsigned int *state, uint64_t deadline_ns) {
     for (int i = 0; i < PARK_SPIN; i++) {
         /* A hint, so relaxed: take_permit re-reads with acquire. Reading (not CASing) at
@@ -228,9 +141,9 @@ static bool sleep_until(_Atomic unsigned int *word, unsigned int expected, uint6
 
 static void wake_sleeper(zc_parker *p) {
     /* A private FUTEX_WAKE uses the address only and never reads the memory, so p may be
-     * gone by the time it runs: let a waiter list that is waking us through this parker
-     * release the node now (the sleeper's future need not wait for our system call). */
-    zc__waitlist_wake_done(p);
+     * gone by the time it runs: release the wake now (wake.h), so that the sleeper's
+     * future need not wait for our system call. */
+    zc__wake_release(p);
     syscall(SYS_futex, state_of(p), FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 

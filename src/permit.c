@@ -16,15 +16,14 @@
  */
 #include <zchan/permit.h>
 
+#include "backoff.h"
 #include "block_on.h"
 #include "wait.h"
 
 /* One reservation attempt into the permit arg: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_PENDING. */
 static zc_status reserve_attempt(zc__chan *ch, void *arg, unsigned *owed) {
     (void)owed; /* a reservation publishes nothing: its commit owes the wake */
-    zc_permit *p = arg;
-    if (!ch->bounded) return zc__chan_is_closed(ch) ? ZC_CLOSED : ZC_OK;
-    return zc__ring_reserve(&ch->q.ring, &p->zc__pos);
+    return zc__queue_reserve(&ch->q, &((zc_permit *)arg)->zc__pos);
 }
 
 /* Fill p for tx after s: held on ZC_OK, empty otherwise. */
@@ -101,7 +100,7 @@ static void wake_receivers(zc__chan *ch, size_t pos) {
         /* Relaxed: only a bound on the count (no more wakes than waiters can be made);
          * the wakes themselves look at the count again ([F1]). */
         size_t linked = atomic_load_explicit(&ch->recv_waiters.waiters, memory_order_relaxed);
-        size_t run = zc__ring_ready_run(&ch->q.ring, pos, linked);
+        size_t run = zc__queue_ready_run(&ch->q, pos, linked);
         zc__chan_wake_receivers(ch, run > 0 ? run : 1);
     }
 }
@@ -117,17 +116,16 @@ static zc_status hole_status(zc__chan *ch) {
 zc_status zc_permit_commit(zc_permit *p, const void *msg) {
     if (!p || !p->zc__tx || !msg) return ZC_EINVAL;
     zc__chan *ch = p->zc__tx->ch;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
     zc_status s;
-    if (ch->bounded) {
-        s = zc__ring_commit(&ch->q.ring, p->zc__pos, msg);
-        if (s == ZC_OK) wake_receivers(ch, p->zc__pos);
-        if (s == ZC_CLOSED) s = hole_status(ch);
-    } else {
-        /* The send itself: ZC_OK, ZC_CLOSED or ZC_ENOMEM (never ZC_FULL); waits out a
-         * sender installing the next segment; wakes a receiver. */
-        s = zc_try_send(p->zc__tx, msg);
-        if (s == ZC_ENOMEM) return s; /* the place is still held */
-    }
+    /* Unbounded, the commit is the send itself, which may meet a sender installing the
+     * next segment (ZC_PENDING): waited out, as zc_try_send does. */
+    while ((s = zc__queue_commit(&ch->q, p->zc__pos, msg)) == ZC_PENDING)
+        zc__backoff_snooze(&backoff);
+    if (s == ZC_ENOMEM) return s; /* unbounded: the place is still held */
+    if (s == ZC_OK) wake_receivers(ch, p->zc__pos);
+    /* A bounded place found to be a hole; unbounded, the channel was closed. */
+    if (s == ZC_CLOSED && zc__queue_bounded(&ch->q)) s = hole_status(ch);
     p->zc__tx = NULL;
     return s;
 }
@@ -136,9 +134,9 @@ zc_status zc_permit_release(zc_permit *p) {
     if (!p || !p->zc__tx) return ZC_EINVAL;
     zc__chan *ch = p->zc__tx->ch;
     p->zc__tx = NULL;
-    if (!ch->bounded) return ZC_OK;
-    size_t freed;
-    zc_status s = zc__ring_release(&ch->q.ring, p->zc__pos, &freed);
+    if (!zc__queue_bounded(&ch->q)) return ZC_OK; /* no place was held */
+    size_t freed = 0;
+    zc_status s = zc__queue_release(&ch->q, p->zc__pos, &freed);
     if (s != ZC_OK) return s == ZC_CLOSED && hole_status(ch) == ZC_CLOSED ? ZC_OK : ZC_EINVAL;
     /* The hole was made by a seq_cst CAS (and each slot freed by a seq_cst CAS on head):
      * receivers waiting behind the place may go on; senders may use the slots ([F1], as

@@ -2,7 +2,7 @@
  * select.c: select over several send / receive operations, as one poll-style future.
  *
  * Readiness-based (crossbeam-channel's Select): a poll attempts the cases one at a time
- * (zc__chan_recv_quiet / zc__chan_send_quiet: what a single future attempts), in an order
+ * (zc__chan_recv_attempt / zc__chan_send_attempt: what a single future attempts), in an order
  * drawn at random for a select's first selection, then round-robin (below), or in array
  * order with ZC_SELECT_ORDERED. The first attempt that completes is the outcome; then
  * every case's node is taken off its waiter list, and a wake-up held by a case other
@@ -63,7 +63,8 @@
 #include <zchan/select.h>
 
 #include "block_on.h"
-#include "chan.h"
+#include "backoff.h"
+#include "wait.h"
 
 /* A case's kind, and the mark of a node that select_finish found holding a wake-up. */
 enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4 };
@@ -159,17 +160,14 @@ static zc__waitlist *case_list(const zc_select_case *c) {
  * ZC_ENOMEM (complete), ZC_EMPTY / ZC_FULL (not ready), ZC_PENDING (a peer is
  * mid-operation on the slot it needs). */
 static zc_status case_try(const zc_select_case *c, unsigned *owed) {
-    return case_is_recv(c) ? zc__chan_recv_quiet(case_chan(c), c->zc__out, owed)
-                           : zc__chan_send_quiet(case_chan(c), c->zc__msg, owed);
+    return case_is_recv(c) ? zc__chan_recv_attempt(case_chan(c), c->zc__out, owed)
+                           : zc__chan_send_attempt(case_chan(c), (void *)c->zc__msg, owed);
 }
 
 /* Make the wakes an attempt of case c owed: to senders for slots a receive freed, to a
  * receiver for a message sent. Only with no node of the select on a list. */
 static void select_pay(zc__chan *ch, bool recv, unsigned owed) {
-    if (recv)
-        zc__chan_wake_senders(ch, owed);
-    else if (owed > 0)
-        zc__chan_wake_receiver(ch); /* a send owes one */
+    zc__wait_pay(ch, recv ? ZC__SIDE_RECV : ZC__SIDE_SEND, owed);
 }
 
 /* Pass on a wake-up a node of this kind absorbed, on its channel. */
@@ -286,7 +284,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
         if (registered && busy && zc__in_self_wake()) {
-            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (wait.h) */
             continue;
         }
         if (registered) {

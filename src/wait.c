@@ -6,7 +6,19 @@
  */
 #include "wait.h"
 
+#include "backoff.h"
 #include "hooks.h"
+
+/* Self-wakes this thread is inside (wait.h). Only this thread reads or writes it. */
+static _Thread_local unsigned self_wakes;
+
+void zc__wake_self(const zc_waker *w) {
+    self_wakes++;
+    w->wake(w->ctx);
+    self_wakes--;
+}
+
+bool zc__in_self_wake(void) { return self_wakes > 0; }
 
 static zc__waitlist *side_list(zc__chan *ch, zc__side side) {
     switch (side) {
@@ -51,7 +63,7 @@ zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node, const zc_
             registered = true;
             s = attempt(ch, arg, &owed); /* the re-check */
         } else if (s == ZC_PENDING && zc__in_self_wake()) {
-            zc__backoff_snooze(&backoff); /* polled from inside a self-wake (chan.h) */
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake */
             s = attempt(ch, arg, &owed);
         } else if (s == ZC_PENDING) {
             ZC__HOOK(ZC__HOOK_WAIT_STALLED);

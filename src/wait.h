@@ -60,6 +60,15 @@ static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
     return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
 }
 
+/* The self-wake of a poll whose attempt met a peer mid-operation: it asks to be polled
+ * again soon by calling its own waker. The waker contract lets an executor poll from
+ * inside that wake; had that poll met the same stall and woken itself again, every round
+ * would nest one poll and one wake deeper for as long as the peer stalls. So
+ * zc__wake_self counts the self-wakes this thread is inside, and a poll made from inside
+ * one (zc__in_self_wake) waits the peer out with a backoff instead, as zc_try_send does. */
+void zc__wake_self(const zc_waker *w);
+bool zc__in_self_wake(void);
+
 /* Take node off side's list for a cancel, passing on a wake-up it held and did not use
  * if a waiter of its kind could use it now (waker rule 4). */
 void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node);

@@ -21,8 +21,8 @@
  *   further out would otherwise wait for its own thread.
  * - Early release: a wake that is done with its context before it returns (the futex
  *   parker, whose futex_wake system call needs only an address) calls
- *   zc__waitlist_wake_done, which marks the node WOKEN at once; a woken thread then does
- *   not spin while its notifier is still inside the system call.
+ *   zc__wake_release (wake.h), whose frame marks the node WOKEN at once; a woken thread
+ *   then does not spin while its notifier is still inside the system call.
  * - Pass-ons in a row: a pass-on (zc__waitlist_pass_on) made inside the wake of another
  *   pass-on of the same list, on this thread, is counted on the outermost such frame,
  *   whose notify makes it once its wake has returned; a chain of pass-ons under an
@@ -49,16 +49,19 @@
  */
 #include "waitlist.h"
 
+#include "backoff.h"
 #include "hooks.h"
+#include "wake.h"
 
-/* A wake this thread is inside: the node (NULL once taken over or once the wake has
- * returned), the wake's context, the list the node was on, whether the notify is a
- * pass-on (zc__waitlist_pass_on), whether the wake call is still running (false while
- * the deferred pass-ons run), the pass-ons deferred to it with their re-check, and the
- * frame of the wake it was made from (NULL: none). On the notifier's stack. */
+/* A wake this thread is inside: the wake frame (wake.h: its context, and the early
+ * release), the node (NULL once taken over or once the wake has returned), the list the
+ * node was on, whether the notify is a pass-on (zc__waitlist_pass_on), whether the wake
+ * call is still running (false while the deferred pass-ons run), the pass-ons deferred
+ * to it with their re-check, and the frame of the wake it was made from (NULL: none).
+ * On the notifier's stack; zc__wake_current points at the innermost. */
 struct waking {
+    zc__wake_frame base; /* first: zc__wake_current points at it */
     zc__waiter *node;
-    void *ctx;
     zc__waitlist *wl;
     bool passing;
     bool in_wake;
@@ -67,12 +70,26 @@ struct waking {
     void *again_arg;
     struct waking *outer;
 };
-/* The innermost wake this thread is inside; NULL outside every wake. */
-static _Thread_local struct waking *tl_waking;
-
 static inline _Atomic unsigned int *node_state(zc__waiter *n) {
     return ZC__ATOMIC_UINT(n->zc__state);
 }
+
+/* The innermost wake this thread is inside; NULL outside every wake. */
+static inline struct waking *innermost(void) { return (struct waking *)zc__wake_current; }
+
+/* The frame's early release (wake.h): the wake function is done with the node's
+ * context, so the node becomes WOKEN now and its owner need not wait for the rest of the
+ * wake (a futex_wake system call, which needs only an address). */
+static void release_frame(zc__wake_frame *base) {
+    struct waking *f = (struct waking *)base;
+    zc__waiter *n = f->node;
+    if (!n) return;
+    f->node = NULL; /* the notifier leaves the node alone from here on */
+    /* [W1] release, as in notify: the rest of this wake touches nothing of the owner's,
+     * so the owner may return (and free its parker) now. */
+    atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
+}
+
 
 static void lock(zc__waitlist *wl) {
     zc__backoff b = ZC__BACKOFF_INIT;
@@ -131,7 +148,7 @@ static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
 static void wait_not_waking(zc__waiter *n) {
     /* [W2] acquire pairs with [W1]. */
     if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
-    for (struct waking *f = tl_waking; f; f = f->outer) {
+    for (struct waking *f = innermost(); f; f = f->outer) {
         if (f->node != n) continue;
         /* We are inside n's wake, on the notifier's own stack: tell the notifier to leave
          * the node alone, and finish its transition ourselves. Relaxed: same thread. */
@@ -167,8 +184,9 @@ static bool notify(zc__waitlist *wl, bool passing) {
     unlock(wl);
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
 
-    struct waking frame = {n, w.ctx, wl, passing, true, 0, NULL, NULL, tl_waking};
-    tl_waking = &frame;
+    struct waking frame = {{w.ctx, release_frame}, n, wl, passing, true, 0, NULL, NULL,
+                           innermost()};
+    zc__wake_current = &frame.base;
     w.wake(w.ctx);
     frame.in_wake = false;
     if (frame.node == n) {
@@ -183,7 +201,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
         frame.passes--;
         frame.again(frame.again_arg);
     }
-    tl_waking = frame.outer;
+    zc__wake_current = frame.outer ? &frame.outer->base : NULL;
     return true;
 }
 
@@ -198,27 +216,16 @@ void zc__waitlist_notify_n(zc__waitlist *wl, size_t n) {
 
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg) {
     struct waking *outermost = NULL;
-    for (struct waking *f = tl_waking; f; f = f->outer)
+    for (struct waking *f = innermost(); f; f = f->outer)
         if (f->wl == wl && f->passing) outermost = f;
     /* None, or the one whose deferred pass-on this is (its wake is over): notify now. */
-    if (!outermost || (outermost == tl_waking && !outermost->in_wake)) {
+    if (!outermost || (outermost == innermost() && !outermost->in_wake)) {
         notify(wl, true);
         return;
     }
     outermost->passes++;
     outermost->again = again; /* the same for every pass-on of one list */
     outermost->again_arg = arg;
-}
-
-void zc__waitlist_wake_done(const void *ctx) {
-    struct waking *f = tl_waking;
-    zc__waiter *n = f ? f->node : NULL;
-    if (n && f->ctx == ctx) {
-        f->node = NULL; /* the notifier leaves the node alone from here on */
-        /* [W1] release, as in notify_one: the rest of this wake touches nothing of the
-         * owner's, so the owner may return (and free its parker) now. */
-        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
-    }
 }
 
 void zc__waitlist_notify_all(zc__waitlist *wl) {

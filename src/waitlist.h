@@ -123,12 +123,6 @@ void zc__waitlist_notify_all(zc__waitlist *wl);
  * linked. The caller must re-check its condition afterwards ([F2]). */
 void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w);
 
-/* Called by a wake function of the library's own (the futex parker's) once it no longer
- * touches ctx: if this thread is inside the notification of a node whose waker context is
- * ctx, the node becomes WOKEN now, so that its owner need not wait for the rest of the
- * wake (a futex_wake system call, which needs only the address). Otherwise nothing. */
-void zc__waitlist_wake_done(const void *ctx);
-
 /* Take node out of the list and back to IDLE. Returns true if it held a wake-up: its
  * waker has been called since it last registered, and that call is done. When it
  * returns, no wake of node's waker is running or to come (unless called from inside that

@@ -49,7 +49,7 @@
 #include <zchan/mpmc.h>
 #include <zchan/permit.h>
 
-#include "atomic.h" /* zc__backoff, zc__cpu_relax (src/) */
+#include "backoff.h" /* zc__backoff, zc__cpu_relax (src/) */
 #include "mono_clock.h"
 #include "u64_fixture.h"
 

@@ -17,7 +17,7 @@
 #include <zchan/mpmc.h>
 
 #include "inline_sender.h"
-#include "ring_batch.h" /* the ring itself, for the counter wrap-around test */
+#include "queue/ring_batch.h" /* the ring itself, for the counter wrap-around test */
 #include "u64_fixture.h"
 
 enum { WAITERS = FIXTURE_WAITERS, MAXB = 256 };
@@ -268,7 +268,7 @@ static void test_ring_batches_cross_the_wrap_of_the_position_counters(void **sta
         assert_int_equal(zc__ring_push_many(&r, v, 3, true, &k, &freed), ZC_OK);
         assert_int_equal(k, 3);
         next_sent += 3;
-        assert_int_equal(zc__ring_pop_many(&r, out, 2, &k), ZC_OK);
+        assert_int_equal(zc__ring_pop_many(&r, out, 2, &k, &freed), ZC_OK);
         assert_int_equal(k, 2);
         for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
         fill(v, 2, next_sent);
@@ -277,11 +277,11 @@ static void test_ring_batches_cross_the_wrap_of_the_position_counters(void **sta
         next_sent += 2;
         assert_int_equal(zc__ring_push_many(&r, v, 1, true, &k, &freed), ZC_FULL);
         assert_int_equal(freed, 0); /* no reservation, no hole */
-        assert_int_equal(zc__ring_pop_many(&r, out, 3, &k), ZC_OK);
+        assert_int_equal(zc__ring_pop_many(&r, out, 3, &k, &freed), ZC_OK);
         assert_int_equal(k, 3);
         for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
     }
-    assert_int_equal(zc__ring_pop_many(&r, out, 3, &k), ZC_EMPTY);
+    assert_int_equal(zc__ring_pop_many(&r, out, 3, &k, &freed), ZC_EMPTY);
     assert_true(atomic_load(&r.head) < start); /* it wrapped */
     zc__ring_destroy(&r);
 }

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "segq.h"
+#include "queue/segq.h"
 
 #include "counting_waker.h"
 

@@ -11,6 +11,7 @@
 #include <unistd.h> /* alarm */
 
 #include "waitlist.h"
+#include "wake.h"
 
 #include "counting_waker.h"
 
@@ -291,9 +292,9 @@ static void notify_inside_wake(void *arg) {
 static void wake_done_inside_wake(void *arg) {
     reentry *re = arg;
     re->calls++;
-    zc__waitlist_wake_done(&re->f->cw[(re->node + 1) % NODES]);
+    zc__wake_release(&re->f->cw[(re->node + 1) % NODES]);
     re->before = node_state(re->f, re->node);
-    zc__waitlist_wake_done(&re->f->cw[re->node]);
+    zc__wake_release(&re->f->cw[re->node]);
     re->after = node_state(re->f, re->node);
 }
 
@@ -334,10 +335,9 @@ static void test_register_inside_its_own_wake_waits_again(void **state) {
     assert_int_equal(node_state(&f, 0), ZC__WOKEN);
 }
 
-/* zc__waitlist_wake_done, called by a wake with its own context, marks the node WOKEN
- * at once, so that its owner need not wait for the rest of the wake (a futex_wake system
- * call); with any other context it does nothing. (Taken out, every test still passed:
- * the owner only waited longer.) */
+/* zc__wake_release, called by a wake with its own context, marks the node WOKEN at once,
+ * so that its owner need not wait for the rest of the wake (a futex_wake system call);
+ * with any other context it does nothing. */
 static void test_wake_done_inside_a_wake_marks_its_node_woken_before_the_wake_returns(
     void **state) {
     (void)state;

@@ -1,7 +1,7 @@
 /*
  * Unit tests of zc__yield (src/park.h): the yield of a waiting thread, which naps once
  * when the yield ran another thread on its CPU, at most once per ZC__NAP_INTERVAL_NS; the
- * lone stage of a blocking call's spin (zc__chan_snooze, src/chan.h), which yields on
+ * lone stage of a blocking call's spin (zc__spin_snooze, src/spin.c), which yields on
  * while no other thread wants the CPU; and the parker's spin of yields beside a busy
  * thread.
  *
@@ -32,7 +32,8 @@
 
 #include <zchan/zchan.h>
 
-#include "chan.h"
+#include "backoff.h"
+#include "spin.h"
 #include "mono_clock.h"
 #include "park.h"
 
@@ -256,7 +257,7 @@ static void test_no_nap_when_the_timer_slack_is_large(void **unused) {
     assert_true(longest < 20 * 1000000u); /* a 50 ms nap would show here too */
 }
 
-/* A blocking receive's whole spin on an empty channel (zc__chan_snooze until it says
+/* A blocking receive's whole spin on an empty channel (zc__spin_snooze until it says
  * park), in this thread; its yields and length in ns, and whether the kernel switched
  * this thread out against its will meanwhile (a yield ran another thread, or a
  * preemption). */
@@ -272,10 +273,10 @@ static spin_run spin_until_park(void) {
     zc_receiver *rx;
     assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
     long iv0, v0, iv1, v1;
-    zc__spin sp = ZC__SPIN_INIT;
+    zc__spin_state sp = ZC__SPIN_INIT;
     involuntary_and_voluntary(&iv0, &v0);
     uint64_t t0 = now_ns();
-    while (zc__chan_snooze(rx->ch, &sp, true)) {
+    while (zc__spin_snooze(rx->ch, &sp, true)) {
     }
     spin_run r = {sp.yields, now_ns() - t0, false};
     involuntary_and_voluntary(&iv1, &v1);
@@ -497,7 +498,7 @@ static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void 
  * than two slices, so that one preemption of this thread does not fail the test). A
  * send's spin tells a close from its first attempt (the mark is on tail, its own line):
  * with that look taken out, every test still passed, and five sends on a closed channel
- * took their spins' yields (a mutation of chan.h). */
+ * took their spins' yields (a mutation of spin.c). */
 static void test_closed_is_told_without_yielding_beside_a_busy_thread(void **unused) {
     (void)unused;
     timed_waits t = {0};

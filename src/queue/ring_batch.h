@@ -21,8 +21,7 @@
  * n >= 1, and n <= cap when all. *count is written only on ZC_OK. *freed (always
  * written) counts the released reservations (holes) skipped at the oldest place on the
  * way, each of which freed a slot; on any status but ZC_OK those slots were left unused,
- * and each owes a waiting sender a wake (found by a break test: an all-or-nothing batch
- * that then found too little room freed a slot and woke no one). */
+ * and each owes a waiting sender a wake. */
 zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, size_t *count,
                              size_t *freed);
 
@@ -31,9 +30,10 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
  *        out in order; the claim stops early at a slot whose sender is still writing,
  *        at a reservation, or at a hole.
  * ZC_EMPTY, ZC_CLOSED (closed and drained), ZC_PENDING (a sender claimed the oldest
- * slot and has not published it yet), ZC__RING_SKIPPED (the oldest place was a released
- * reservation: skipped, its slot freed): as zc__ring_pop. max >= 1. *count is written only
- * on ZC_OK. */
-zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count);
+ * slot and has not published it yet): as zc__ring_pop, which it also follows in
+ * skipping released reservations at the oldest place (added to *skipped). max >= 1.
+ * *count is written only on ZC_OK. */
+zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
+                           size_t *skipped);
 
 #endif /* ZCHAN_SRC_RING_BATCH_H */

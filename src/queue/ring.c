@@ -45,6 +45,8 @@
  */
 #include "ring.h"
 
+#include "backoff.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +148,7 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
     return ZC_OK;
 }
 
-zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
+zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -170,8 +172,9 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out) {
             zc__cpu_relax();
         } else if (stamp & r->mark_bit) {
             /* A reservation (wait for it) or a released hole (skip it). */
-            zc_status s = zc__ring_pop_marked(r, head, stamp);
-            if (s != ZC__RING_AGAIN) return s;
+            zc__ring_mark m = zc__ring_pop_marked(r, head, stamp);
+            if (m == ZC__RING_RESERVED) return ZC_EMPTY;
+            *skipped += m == ZC__RING_SKIPPED;
             head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
         } else if (stamp == head) {
             /* Nothing published here. [S2] seq_cst: see the map. */
@@ -273,16 +276,16 @@ size_t zc__ring_skip_holes(zc__ring *r, size_t head) {
     }
 }
 
-zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp) {
+zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp) {
     _Atomic size_t *at = zc__ring_stamp(r, head & (r->mark_bit - 1));
     if (stamp == (head | r->mark_bit)) {
         /* [S3] seq_cst re-read: a receiver registered as a waiter before this load sees
          * a commit or release whose waiter-count load did not see it (Dekker). */
-        return atomic_load_explicit(at, memory_order_seq_cst) == stamp ? ZC_EMPTY
-                                                                       : ZC__RING_AGAIN;
+        return atomic_load_explicit(at, memory_order_seq_cst) == stamp ? ZC__RING_RESERVED
+                                                                       : ZC__RING_GONE;
     }
     /* A hole: skip it. Anything else: a stale head's slot, reused since. */
-    return zc__ring_skip_hole(r, head, stamp) ? ZC__RING_SKIPPED : ZC__RING_AGAIN;
+    return zc__ring_skip_hole(r, head, stamp) ? ZC__RING_SKIPPED : ZC__RING_GONE;
 }
 
 bool zc__ring_close(zc__ring *r) {

@@ -48,6 +48,8 @@
  */
 #include "segq.h"
 
+#include "backoff.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -27,6 +27,8 @@
  */
 #include "ring_batch.h"
 
+#include "backoff.h"
+
 #include <assert.h>
 
 /* Bytes of message i of a batch. */
@@ -99,7 +101,8 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
     }
 }
 
-zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count) {
+zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
+                           size_t *skipped) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     /* Relaxed: a guess, validated by the stamps and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
@@ -134,8 +137,9 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count) {
             zc__cpu_relax();
         } else if (stamp & r->mark_bit) {
             /* At head (k == 0): a reservation (wait for it) or a released hole (skip it). */
-            zc_status s = zc__ring_pop_marked(r, head, stamp);
-            if (s != ZC__RING_AGAIN) return s;
+            zc__ring_mark m = zc__ring_pop_marked(r, head, stamp);
+            if (m == ZC__RING_RESERVED) return ZC_EMPTY;
+            *skipped += m == ZC__RING_SKIPPED;
             head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
         } else if (stamp == head) {
             /* Nothing published at head. [S2] seq_cst: see ring.c's map. */

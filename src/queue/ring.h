@@ -48,8 +48,10 @@ static inline zc_status zc__ring_push(zc__ring *r, const void *msg);
 /* One receive attempt. ZC_OK (copied out), ZC_EMPTY (also: a reservation holds the next
  * place), ZC_CLOSED (closed and drained), ZC_PENDING: a sender has claimed the next slot
  * but not yet published it, or the receiver of the slot's previous message has not
- * released it yet (after a short backoff), or ZC__RING_SKIPPED (see below). */
-static inline zc_status zc__ring_pop(zc__ring *r, void *out);
+ * released it yet (after a short backoff). Released reservations (holes) met at the
+ * oldest place on the way are skipped, each freeing its slot: added to *skipped,
+ * whatever the status. */
+static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped);
 
 /* Set the mark bit; true if this call set it. */
 bool zc__ring_close(zc__ring *r);
@@ -73,11 +75,14 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
  * that the receiver reaching it skips. mark_bit never appears in the stamp of a free or
  * published slot, so no other comparison can take one for the other. */
 
-/* Internal results of a receive attempt, never returned past chan.h / batch.c:
- * SKIPPED: a hole was skipped (its slot is free: wake a sender, try again); AGAIN: the
- * marked stamp seen is gone (head moved): reload head and look again. */
-#define ZC__RING_SKIPPED ((zc_status)100)
-#define ZC__RING_AGAIN ((zc_status)101)
+/* What a receive finds at a marked slot at head (zc__ring_pop_marked): RESERVED (a
+ * reservation holds the next place: the ring is empty for now), SKIPPED (a hole, which
+ * this call skipped, freeing its slot), GONE (head moved meanwhile: look again). */
+typedef enum zc__ring_mark {
+    ZC__RING_RESERVED,
+    ZC__RING_SKIPPED,
+    ZC__RING_GONE,
+} zc__ring_mark;
 
 /* Claim the next send position for a later commit: ZC_OK (*pos set), ZC_FULL,
  * ZC_CLOSED, or ZC_PENDING (as zc__ring_push). */
@@ -99,9 +104,8 @@ bool zc__ring_skip_hole(zc__ring *r, size_t head, size_t stamp);
  * that leaves head on one has freed that slot too, and owes its waiting senders a wake
  * for it (chan.c zc__chan_wake_senders). */
 size_t zc__ring_skip_holes(zc__ring *r, size_t head);
-/* The slot at head carries stamp, which has mark_bit: ZC_EMPTY (a reservation holds the
- * next place), ZC__RING_SKIPPED (this call skipped a hole), or ZC__RING_AGAIN. */
-zc_status zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
+/* The slot at head carries stamp, which has mark_bit: what it is (zc__ring_mark). */
+zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
 
 /* Whether the slot of send position pos still holds what position pos - one_lap left
  * there: a message not yet received, a reservation, or a hole not yet skipped. */
@@ -146,7 +150,7 @@ static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
 
 /* The general loops (ring.c): contention, full, empty, closed, peers mid-operation. */
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
-zc_status zc__ring_pop_slow(zc__ring *r, void *out);
+zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped);
 
 /* The first attempt alone: true if msg was sent; false for anything else (full, closed,
  * contention, a peer mid-operation), found without reading head (the receivers' line)
@@ -215,8 +219,8 @@ static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
     return zc__ring_pop_first(r, out, r->elem_size);
 }
 
-static inline zc_status zc__ring_pop(zc__ring *r, void *out) {
-    return zc__ring_pop_fast(r, out) ? ZC_OK : zc__ring_pop_slow(r, out);
+static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped) {
+    return zc__ring_pop_fast(r, out) ? ZC_OK : zc__ring_pop_slow(r, out, skipped);
 }
 
 /* Whether a send now would find the ring full: the slot at tail still holds the previous

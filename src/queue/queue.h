@@ -1,0 +1,179 @@
+/*
+ * queue.h: the one interface between an MPMC channel and its queue kinds.
+ *
+ * A channel holds one zc__queue and makes every operation on its messages through the
+ * functions below; each chooses the kind here, in one switch, so nothing above this
+ * file knows which kind it has. The kinds are algorithms only (no wakers, no handles):
+ *   ring.h, ring.c, ring_batch.c  bounded: D. Vyukov's ring with per-slot stamps
+ *   segq.h, segq.c                unbounded: a list of 31-slot segments
+ * Source: crossbeam-channel's flavors/ (array, list) behind one Channel shape.
+ *
+ * What the channel owes its waiters is counted here too, per call: `freed` (a receive,
+ * a release) counts the slots it made free for waiting senders, the message's and those
+ * of released reservations (holes) it skipped at the oldest place. An unbounded queue
+ * frees none: its senders never wait.
+ *
+ * Thread safety: any number of senders and receivers at once on every operation but
+ * init, destroy and discard (one thread, no other user). A "first attempt" never waits
+ * and changes nothing when it fails; a full attempt spins briefly on a peer that is
+ * between its claim and its publish (or release), then reports ZC_PENDING: the queues
+ * never yield or sleep there, their callers decide.
+ */
+#ifndef ZCHAN_SRC_QUEUE_H
+#define ZCHAN_SRC_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zchan/status.h>
+
+#include "ring.h"
+#include "ring_batch.h"
+#include "segq.h"
+
+typedef enum zc__queue_kind { ZC__QUEUE_RING, ZC__QUEUE_SEGQ } zc__queue_kind;
+
+typedef struct zc__queue {
+    union {
+        zc__ring ring; /* ZC__QUEUE_RING */
+        zc__segq segq; /* ZC__QUEUE_SEGQ */
+    } u;
+    /* Which inline first attempt a queue of 8-byte messages takes (copies of the
+     * constant size 8: one move, no call); neither for other sizes. Two bytes, not one
+     * enum, so that each test is one compare of memory with 0. */
+    bool ring8, segq8;
+    zc__queue_kind kind;
+    size_t elem_size; /* bytes per message */
+} zc__queue;
+
+/* A ring of exactly cap slots, or (cap 0) a segmented queue, of elem_size-byte messages:
+ * ZC_OK, ZC_EINVAL (elem_size 0, sizes overflow), ZC_ENOMEM. */
+zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size);
+void zc__queue_destroy(zc__queue *q);
+
+static inline bool zc__queue_bounded(const zc__queue *q) { return q->kind == ZC__QUEUE_RING; }
+
+/* cap, or SIZE_MAX for an unbounded queue. */
+size_t zc__queue_capacity(const zc__queue *q);
+
+/* ---- One message ------------------------------------------------------------------- */
+
+/* The first attempt alone: true if msg went in (out came out); false for anything else,
+ * with nothing changed. A bounded first attempt reads only the caller's own end of the
+ * ring and the slot. */
+static inline bool zc__queue_push_first(zc__queue *q, const void *msg) {
+    return q->kind == ZC__QUEUE_RING ? zc__ring_push_first(&q->u.ring, msg, q->elem_size)
+                                     : zc__segq_push_first(&q->u.segq, msg, q->elem_size);
+}
+
+/* A receive's first attempt returns 0 if it took nothing, else 1 + the slots it freed
+ * for waiting senders (bounded: 2; unbounded: 1, its senders never wait), so that the
+ * caller needs no second look at the kind (nor at q, across the call an unbounded
+ * receive may make) to know whether it owes a wake. */
+static inline unsigned zc__queue_pop_first(zc__queue *q, void *out) {
+    if (q->kind == ZC__QUEUE_RING) return zc__ring_pop_first(&q->u.ring, out, q->elem_size) ? 2 : 0;
+    return zc__segq_pop_first(&q->u.segq, out, q->elem_size) ? 1 : 0;
+}
+
+/* The fast paths' first attempts, for the futures and try operations: as the two above,
+ * with the constant size 8 for 8-byte messages, else ZC__QUEUE_FIRST_GENERIC without an
+ * attempt, for the caller to go on out of line. */
+#define ZC__QUEUE_FIRST_GENERIC 3u
+
+static inline unsigned zc__queue_push_first8(zc__queue *q, const void *msg) {
+    if (ZC__LIKELY(q->ring8)) return zc__ring_push_first(&q->u.ring, msg, 8);
+    if (q->segq8) return zc__segq_push_first(&q->u.segq, msg, 8);
+    return ZC__QUEUE_FIRST_GENERIC;
+}
+
+static inline unsigned zc__queue_pop_first8(zc__queue *q, void *out) {
+    if (ZC__LIKELY(q->ring8)) return zc__ring_pop_first(&q->u.ring, out, 8) ? 2 : 0;
+    if (q->segq8) return zc__segq_pop_first(&q->u.segq, out, 8) ? 1 : 0;
+    return ZC__QUEUE_FIRST_GENERIC;
+}
+
+/* One full send attempt: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM (a new segment could not
+ * be allocated; nothing changed), or ZC_PENDING (a peer mid-operation on what it needs). */
+static inline zc_status zc__queue_push(zc__queue *q, const void *msg) {
+    return q->kind == ZC__QUEUE_RING ? zc__ring_push(&q->u.ring, msg)
+                                     : zc__segq_push(&q->u.segq, msg);
+}
+
+/* One full receive attempt: ZC_OK, ZC_EMPTY (also while a reservation holds the next
+ * place), ZC_CLOSED (closed and drained), ZC_PENDING. Adds the slots it freed to *freed,
+ * whatever the status. */
+static inline zc_status zc__queue_pop(zc__queue *q, void *out, size_t *freed) {
+    if (q->kind != ZC__QUEUE_RING) return zc__segq_pop(&q->u.segq, out);
+    zc_status s = zc__ring_pop(&q->u.ring, out, freed);
+    *freed += s == ZC_OK;
+    return s;
+}
+
+/* ---- Batches ----------------------------------------------------------------------- */
+
+/* Send up to n messages (n * elem_size contiguous bytes), all of them or none if all:
+ * ZC_OK with *count >= 1 sent, as one run of the queue's order when bounded; ZC_FULL,
+ * ZC_CLOSED, ZC_ENOMEM, ZC_PENDING as zc__queue_push. begun: earlier attempts of the same
+ * batch sent part of it (an all-or-nothing unbounded batch then waits out a peer rather
+ * than stop half sent). Adds to *freed the slots it freed and left unused. */
+zc_status zc__queue_push_many(zc__queue *q, const void *msgs, size_t n, bool all, bool begun,
+                              size_t *count, size_t *freed);
+
+/* Receive up to max messages (max * elem_size bytes at out): ZC_OK with *count >= 1, or
+ * as zc__queue_pop. Adds the slots it freed to *freed. */
+zc_status zc__queue_pop_many(zc__queue *q, void *out, size_t max, size_t *count,
+                             size_t *freed);
+
+/* ---- Reservations (the two-phase send) ---------------------------------------------- */
+
+/* Claim the next place for a later commit: ZC_OK (*pos set; unbounded: no place is
+ * held, the commit is a send), ZC_FULL, ZC_CLOSED, ZC_PENDING. */
+zc_status zc__queue_reserve(zc__queue *q, size_t *pos);
+/* Bounded only (ring.h): publish msg into reserved pos, or give the place back. */
+zc_status zc__queue_commit(zc__queue *q, size_t pos, const void *msg);
+zc_status zc__queue_release(zc__queue *q, size_t pos, size_t *freed);
+/* Bounded only: the messages a commit or release of place from let through, up to max
+ * (zc__ring_ready_run). */
+size_t zc__queue_ready_run(const zc__queue *q, size_t from, size_t max);
+
+/* ---- State ------------------------------------------------------------------------- */
+
+/* Set the close mark: true if this call set it. */
+bool zc__queue_close(zc__queue *q);
+/* Whether the close mark is set (seq_cst: usable as the re-check half of a wait). */
+bool zc__queue_is_closed(const zc__queue *q);
+/* Messages held now (a snapshot; bounded: held reservations and holes not yet skipped
+ * count, as they hold slots). */
+size_t zc__queue_len(const zc__queue *q);
+/* Slots a sender could take now: 0 once closed, and for an unbounded queue (whose
+ * senders never wait). */
+size_t zc__queue_room(const zc__queue *q);
+/* Skip the holes at the oldest place (bounded), freeing their slots: how many. */
+size_t zc__queue_skip_holes(zc__queue *q);
+/* A value that changes whenever slots are freed (bounded: the receivers' index), for a
+ * waiter that must not offer the same room twice; 0 for an unbounded queue. seq_cst. */
+size_t zc__queue_freed_mark(const zc__queue *q);
+
+/* Whether a send (receive) now would find the queue full (empty): a guess from the
+ * caller's own end and the slot, relaxed; false for an unbounded queue. A caller about
+ * to wait registers first and lets its next attempt decide. */
+static inline bool zc__queue_looks_full(const zc__queue *q) {
+    return q->kind == ZC__QUEUE_RING && zc__ring_looks_full(&q->u.ring);
+}
+
+static inline bool zc__queue_looks_empty(const zc__queue *q) {
+    return q->kind == ZC__QUEUE_RING && zc__ring_looks_empty(&q->u.ring);
+}
+
+/* Wait for at most `pauses` pause instructions while the slot a receive (recv) or send
+ * needs keeps what it holds (bounded; an unbounded queue just pauses). A hint only. */
+void zc__queue_watch(const zc__queue *q, bool recv, unsigned pauses);
+
+/* After close with no receiver left: hand every message held to drop (if not NULL) and
+ * free what held them. One thread; senders that claimed before the close are waited for. */
+void zc__queue_discard(zc__queue *q, void (*drop)(void *msg, void *ctx), void *ctx);
+/* A receiver left, others remain: free what is read out (unbounded: retired segments). */
+void zc__queue_receiver_left(zc__queue *q);
+
+#endif /* ZCHAN_SRC_QUEUE_H */

@@ -1,0 +1,33 @@
+/*
+ * wake.h: the wake a thread is inside, as a waker of the library's own sees it.
+ *
+ * The waiter list (waitlist.c) records every wake it makes in a frame on its own stack
+ * while the wake runs. A wake function of the library's own that is done with its
+ * context before it returns (the parker's: its futex_wake system call needs only an
+ * address) says so with zc__wake_release(ctx); the frame's release then lets the woken
+ * future go on at once, instead of after the system call. The frame knows nothing of
+ * parkers, and the parker nothing of waiter lists.
+ */
+#ifndef ZCHAN_SRC_WAKE_H
+#define ZCHAN_SRC_WAKE_H
+
+#include "atomic.h"
+
+typedef struct zc__wake_frame zc__wake_frame;
+struct zc__wake_frame {
+    const void *ctx;                       /* the context of the wake in progress */
+    void (*release)(zc__wake_frame *self); /* NULL: nothing to release */
+};
+
+/* The innermost wake this thread is inside; NULL outside every wake. Thread-local:
+ * read and written by this thread only. */
+extern ZC__TLS_FAST zc__wake_frame *zc__wake_current;
+
+/* Called by a wake function once it no longer touches ctx: if this thread is inside the
+ * wake of ctx, release it. Otherwise nothing. */
+static inline void zc__wake_release(const void *ctx) {
+    zc__wake_frame *f = zc__wake_current;
+    if (f && f->ctx == ctx && f->release) f->release(f);
+}
+
+#endif /* ZCHAN_SRC_WAKE_H */
