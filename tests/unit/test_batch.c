@@ -86,7 +86,7 @@ static void pend_batch_then_send(fixture *f, zc_send_many *b, const uint64_t *tw
 }
 
 /* batch.h: a batch future that sent part of its messages waits for the rest behind the
- * senders already waiting, as a new send would (found undocumented by a break test). */
+ * senders already waiting, as a new send would. */
 static void test_send_many_future_that_sent_part_waits_behind_earlier_senders(void **state) {
     (void)state;
     fixture f;
@@ -600,9 +600,9 @@ static void test_timeouts_report_timedout_with_what_was_done(void **state) {
     fixture_done(&f);
 }
 
-/* Found by a break test: an all-or-nothing batch that found a released reservation (a
- * hole) at the oldest place skipped it, which freed its slot, then said ZC_FULL for want
- * of more slots, and woke no sender for the slot it freed (waker rule 4). */
+/* An all-or-nothing batch finds a released reservation (a hole) at the oldest place and
+ * skips it, which frees its slot, then says ZC_FULL for want of more slots. It must wake
+ * a sender for the slot it freed (waker rule 4). */
 static void test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_slot(
     void **state) {
     (void)state;
@@ -644,9 +644,9 @@ static void test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_s
     zc_receiver_drop(rx);
 }
 
-/* Found by a break test of inline executors (as test_future.c's twins): a batch receive
- * polled again while still registered took a message, and the wake it owed a sender ran
- * an inline sender whose send woke this very future inside its poll. */
+/* Under an inline executor (as test_future.c's twins): a batch receive polled again while
+ * still registered takes a message, and the wake it owes a sender runs an inline sender
+ * whose send wakes this very future inside its poll. */
 
 typedef struct inline_batch_recv {
     zc_recv_many f;
@@ -704,8 +704,8 @@ static void test_batch_receive_polled_again_while_registered_is_not_woken_inside
  * receive of k messages frees k slots. Each woken sender completes and passes its
  * wake-up on while there is room (rule 4): the first pass-on at once, from inside the
  * first wake, and those made inside its wake one after another by that pass-on, once
- * the wake has returned. So two wakes deep, not one level per sender (it was k deep, a
- * stack overflow at 30,000 senders; found by a break test). */
+ * the wake has returned. So two wakes deep, not one level per sender (k deep would
+ * overflow the stack at tens of thousands of senders). */
 enum { NEST = 200 };
 static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(void **state) {
     (void)state;
@@ -727,9 +727,9 @@ static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(
 
 /* Rule 5 under an executor that polls inside the wake: 2k sender tasks wait on a full
  * bounded(k); one receive of k frees k slots and must wake the k oldest, once each, and
- * no one else. (It made 2k - 1 wakes: its first owed wake ran the first sender, whose
- * pass-on chain filled all k slots before the receive made its k - 1 other owed wakes,
- * each to a sender that then found the channel full. Found by a break test.) */
+ * no one else: its first owed wake runs the first sender, whose pass-on chain may fill all
+ * k slots before the receive makes its k - 1 other owed wakes, which must then not go to
+ * senders that would find the channel full (2k - 1 wakes). */
 enum { HERD_K = 10 };
 static void test_recv_many_wakes_inline_senders_once_per_freed_slot(void **state) {
     (void)state;
@@ -845,7 +845,7 @@ static void test_send_many_wakes_past_stale_holders_unbounded(void **state) {
  * inside the wake; a receive frees one slot, too little for any: each woken future
  * passes the wake-up on and registers at the back, until it comes round to one that has
  * passed at this head already. Those pass-ons go one after another, not one wake deeper
- * per future (they were: k deep; found by a break test). */
+ * per future (k deep). */
 typedef struct nest_aon {
     zc_send_many f;
     zc_waker w;
