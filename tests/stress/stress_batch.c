@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,12 @@ static void *consumer_main(void *arg) {
     return NULL;
 }
 
+/* A worker thread: a producer or a consumer, as the worker says. */
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    return w->producer ? producer_main(w) : consumer_main(w);
+}
+
 static uint64_t progress(void *ctx) {
     run *r = ctx;
     uint64_t sum = 0;
@@ -386,25 +393,15 @@ int main(int argc, char **argv) {
     zc_sender_drop(tx); /* from here the producers hold the only senders */
 
     stress_watchdog wd = {.progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
-    stress_watchdog_start(&wd);
-    double t0 = stress_now_s();
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (pthread_create(&w->thread, NULL, w->producer ? producer_main : consumer_main, w)) {
-            fprintf(stderr, "stress: cannot create thread %" PRIu32 "\n", i);
-            return 2;
-        }
-    }
-    stress_gate_open(&r.gate);
+    stress_crew crew = {r.workers, threads, sizeof *r.workers, offsetof(worker, thread),
+                        worker_main, NULL, NULL};
+    double elapsed = stress_crew_run(&crew, &r.gate, &wd);
     uint64_t received = 0, cancels = 0;
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
-        pthread_join(w->thread, NULL);
         if (!w->producer) received += atomic_load_explicit(&w->done, memory_order_relaxed);
         cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
     }
-    double elapsed = stress_now_s() - t0;
-    stress_watchdog_stop(&wd);
     stress_check_drained(&r.ledger, r.rx);
     bool ok = stress_ledger_verdict(&r.ledger, received);
     printf("stress_batch: %s, %" PRIu64 " messages received, %" PRIu64 " cancels, %.2f s\n",

@@ -26,6 +26,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,21 @@ static void *dropper_main(void *arg) {
 
 static uint32_t threads_of(const options *o) { return o->senders + o->receivers + o->droppers; }
 
+/* A worker thread, by its role. */
+static void *worker_main(void *arg) {
+    static void *(*const mains[])(void *) = {sender_main, receiver_main, dropper_main};
+    worker *w = arg;
+    return mains[w->role](w);
+}
+
+/* Before worker i is joined: the main thread's own sender goes once the senders are
+ * done (workers 0 .. senders - 1), so that the channel closes with the last of theirs
+ * (droppers hold senders too: they subscribe). */
+static void drop_own_sender(void *ctx, uint32_t i) {
+    run *r = ctx;
+    if (i == r->opt.senders) zc_bcast_sender_drop(r->tx);
+}
+
 static uint64_t progress(void *ctx) {
     run *r = ctx;
     uint64_t sum = 0;
@@ -457,29 +473,15 @@ int main(int argc, char **argv) {
     zc_bcast_receiver_drop(rx0);
 
     stress_watchdog wd = {.progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
-    stress_watchdog_start(&wd);
-    double t0 = stress_now_s();
-    static void *(*const mains[])(void *) = {sender_main, receiver_main, dropper_main};
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (pthread_create(&w->thread, NULL, mains[w->role], w)) {
-            fprintf(stderr, "stress_broadcast: cannot create thread %" PRIu32 "\n", i);
-            return 2;
-        }
-    }
-    /* The main thread's own sender goes once the senders are done, so that the channel
-     * closes with the last of theirs (droppers hold senders too: they subscribe). */
-    stress_gate_open(&r.gate);
+    stress_crew crew = {r.workers, threads, sizeof *r.workers, offsetof(worker, thread),
+                        worker_main, drop_own_sender, &r};
+    double elapsed = stress_crew_run(&crew, &r.gate, &wd);
     uint64_t lagged = 0, cancels = 0;
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
-        if (i == o->senders) zc_bcast_sender_drop(r.tx); /* every sender joined */
-        pthread_join(w->thread, NULL);
         lagged += w->lagged;
         cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
     }
-    double elapsed = stress_now_s() - t0;
-    stress_watchdog_stop(&wd);
     for (uint32_t i = 0; i < threads; i++) {
         zc_bcast_receiver_drop(r.workers[i].rx); /* NULL for senders and droppers */
         zc_parker_destroy(&r.workers[i].parker);

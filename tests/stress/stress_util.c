@@ -225,6 +225,30 @@ void stress_watchdog_stop(stress_watchdog *wd) {
     pthread_mutex_destroy(&wd->mu);
 }
 
+static pthread_t *crew_thread(const stress_crew *c, uint32_t i) {
+    return (pthread_t *)((char *)c->workers + (size_t)i * c->size + c->thread_at);
+}
+
+double stress_crew_run(const stress_crew *c, stress_gate *gate, stress_watchdog *wd) {
+    stress_watchdog_start(wd);
+    double t0 = stress_now_s();
+    for (uint32_t i = 0; i < c->n; i++) {
+        void *w = (char *)c->workers + (size_t)i * c->size;
+        if (pthread_create(crew_thread(c, i), NULL, c->start, w) != 0) {
+            fprintf(stderr, "stress: cannot create thread %" PRIu32 "\n", i);
+            exit(2);
+        }
+    }
+    stress_gate_open(gate);
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->before_join != NULL) c->before_join(c->ctx, i);
+        pthread_join(*crew_thread(c, i), NULL);
+    }
+    double elapsed = stress_now_s() - t0;
+    stress_watchdog_stop(wd);
+    return elapsed;
+}
+
 uint64_t stress_rng_seed(uint64_t seed, uint64_t stream) {
     uint64_t s = mix64(seed + 0x9e3779b97f4a7c15u * (stream + 1));
     return s ? s : 1; /* xorshift must not start at 0 */

@@ -11,6 +11,8 @@
  *   second; when the count has not moved for stall_s seconds it prints the state and
  *   aborts.
  * - stress_gate: holds the worker threads until all are created, so they start together.
+ * - stress_crew: starts one thread per worker, opens the gate, joins them, and times
+ *   the run, with the watchdog on meanwhile.
  * - a seeded random generator and the ZCHAN_STRESS_SCALE factor.
  */
 #ifndef ZCHAN_STRESS_UTIL_H
@@ -78,7 +80,28 @@ void stress_gate_wait(stress_gate *g);
 void stress_gate_open(stress_gate *g);
 void stress_gate_destroy(stress_gate *g);
 
-typedef struct stress_watchdog {
+typedef struct stress_watchdog stress_watchdog;
+
+/* A stress program's workers: n structs of size bytes from workers, each with its
+ * pthread_t thread_at bytes in (offsetof). start runs on each, with the worker as its
+ * argument. before_join, if not NULL, is called with ctx and i before worker i is
+ * joined (the main thread's own part once the workers before i are done). */
+typedef struct stress_crew {
+    void *workers;
+    uint32_t n;
+    size_t size;
+    size_t thread_at;
+    void *(*start)(void *worker);
+    void (*before_join)(void *ctx, uint32_t i);
+    void *ctx;
+} stress_crew;
+
+/* Start wd, then c's threads (each waits at gate), open gate, join them all in order,
+ * stop wd. Returns the seconds from the first start to the last join. Exits with status
+ * 2 if a thread cannot be created. */
+double stress_crew_run(const stress_crew *c, stress_gate *gate, stress_watchdog *wd);
+
+struct stress_watchdog {
     uint64_t (*progress)(void *ctx); /* a count that grows while work gets done */
     void (*dump)(void *ctx);         /* prints the state after a stall */
     void *ctx;
@@ -87,7 +110,7 @@ typedef struct stress_watchdog {
     pthread_cond_t cv;
     bool stop;
     pthread_t thread;
-} stress_watchdog;
+};
 
 /* Start watching; the caller fills progress, dump, ctx and stall_s first. */
 void stress_watchdog_start(stress_watchdog *wd);
