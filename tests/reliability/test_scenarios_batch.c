@@ -4,12 +4,6 @@
  * segment's end (and by a failed allocation) that its timeout must not cut in two. */
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <zchan/batch.h>
 #include <zchan/config.h>
 #include <zchan/mpmc.h>

@@ -5,12 +5,6 @@
  * mid-copy run. */
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <zchan/block.h>
 #include <zchan/config.h>
 #include <zchan/mpmc.h>

@@ -7,12 +7,6 @@
  * too. */
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <zchan/config.h>
 #include <zchan/mpmc.h>
 

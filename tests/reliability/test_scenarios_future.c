@@ -7,12 +7,6 @@
  * its operation. */
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <string.h>
 
 #include <zchan/config.h>

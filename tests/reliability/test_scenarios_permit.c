@@ -2,12 +2,6 @@
  * release of a reserved place racing the last receiver's drop, repeated many times. */
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <unistd.h>
 
 #include <zchan/mpmc.h>

@@ -4,12 +4,6 @@
  * segment that must outlive a receiver held inside it. */
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <zchan/config.h>
 #include <zchan/mpmc.h>
 

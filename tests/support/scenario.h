@@ -4,10 +4,16 @@
  * the waker and capacities every scenario uses, futures driven by a parker with a hang
  * limit, and the tools of the threaded races (how many rounds, a round handshake, a
  * pause, two threads spread over two CPUs). Define _GNU_SOURCE before the first include
- * (clock_gettime, pthread_setaffinity_np) and include <cmocka.h> first.
+ * (clock_gettime, pthread_setaffinity_np); this header includes cmocka.
  */
 #ifndef ZCHAN_TEST_SCENARIO_H
 #define ZCHAN_TEST_SCENARIO_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
 
 #include <limits.h>
 #include <pthread.h>
