@@ -334,21 +334,13 @@ int main(int argc, char **argv) {
            o->seed);
     fflush(stdout);
 
-    zc_config cfg = {.elem_size = sizeof(stress_msg)};
     zc_sender *tx;
-    zc_status st =
-        o->cap ? zc_bounded(o->cap, &cfg, &tx, &r.rx) : zc_unbounded(&cfg, &tx, &r.rx);
-    if (st != ZC_OK) {
-        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
-        return 1;
-    }
+    stress_channel_new(o->cap, &tx, &r.rx);
     stress_ledger_init(&r.ledger, o->producers, o->messages);
     stress_gate_init(&r.gate);
     atomic_init(&r.senders_done, 0);
-    /* aligned_alloc: each worker starts a cache line of its own (see worker) */
-    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
-    if (r.workers == NULL) return 2;
-    memset(r.workers, 0, threads * sizeof *r.workers);
+    /* each worker starts a cache line of its own (see worker) */
+    r.workers = stress_workers_new(threads, sizeof *r.workers, _Alignof(worker));
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
         w->run = &r;

@@ -327,9 +327,7 @@ int main(int argc, char **argv) {
     }
     stress_ledger_init(&r.ledger, P, o->messages);
     stress_gate_init(&r.gate);
-    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
-    if (!r.workers) return 2;
-    memset(r.workers, 0, threads * sizeof *r.workers);
+    r.workers = stress_workers_new(threads, sizeof *r.workers, _Alignof(worker));
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
         w->run = &r;

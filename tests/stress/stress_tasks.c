@@ -259,13 +259,8 @@ int main(int argc, char **argv) {
            o->senders, o->receivers, o->messages, o->cap, o->workers, o->cancel, o->seed);
     fflush(stdout);
 
-    zc_config cfg = {.elem_size = sizeof(stress_msg)};
     zc_sender *tx;
-    zc_status st = zc_bounded(o->cap, &cfg, &tx, &r.rx);
-    if (st != ZC_OK) {
-        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
-        return 1;
-    }
+    stress_channel_new(o->cap, &tx, &r.rx); /* cap >= 1: --cap's least */
     ex_executor *ex = ex_new(o->workers);
     r.senders = calloc(o->senders, sizeof *r.senders);
     r.receivers = calloc(o->receivers, sizeof *r.receivers);

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Print at most this many violation lines; the verdict still counts them all. */
@@ -395,6 +396,25 @@ bool stress_common_arg(const stress_common_args *a, int c, const char *value) {
     default: return false;
     }
     return true;
+}
+
+void stress_channel_new(size_t cap, zc_sender **tx, zc_receiver **rx) {
+    zc_config cfg = {.elem_size = sizeof(stress_msg)};
+    zc_status st = cap ? zc_bounded(cap, &cfg, tx, rx) : zc_unbounded(&cfg, tx, rx);
+    if (st != ZC_OK) {
+        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
+        exit(1);
+    }
+}
+
+void *stress_workers_new(uint32_t n, size_t size, size_t align) {
+    size_t bytes = (size_t)n * size; /* size is a multiple of align: a struct's size */
+    void *w = aligned_alloc(align, bytes);
+    if (w == NULL) {
+        fprintf(stderr, "stress: no memory for %" PRIu32 " workers\n", n);
+        exit(2);
+    }
+    return memset(w, 0, bytes);
 }
 
 void stress_check_drained(stress_ledger *l, zc_receiver *rx) {

@@ -209,6 +209,14 @@ typedef struct stress_common_args {
  * it is not a valid one, as stress_arg_num does) and return true; else false. */
 bool stress_common_arg(const stress_common_args *a, int c, const char *value);
 
+/* A channel of stress_msg: bounded(cap), or unbounded for cap 0. Exits with status 1
+ * (a FAIL line naming the status) if it cannot be made. */
+void stress_channel_new(size_t cap, zc_sender **tx, zc_receiver **rx);
+
+/* n zeroed workers of size bytes each, aligned to align (each on cache lines of its
+ * own when the worker type is so aligned); exits with status 2 on ENOMEM. */
+void *stress_workers_new(uint32_t n, size_t size, size_t align);
+
 /* After every consumer got ZC_CLOSED: receive what is left through rx and report it as
  * a violation (ZC_CLOSED came while messages were still held). */
 void stress_check_drained(stress_ledger *l, zc_receiver *rx);
