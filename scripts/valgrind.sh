@@ -7,7 +7,7 @@
 # so an invalid access, a read of uninitialised memory or a definite or indirect leak fails
 # the test. --fair-sched=yes hands valgrind's one running thread around in turn; without
 # it, a thread that spins waiting for another can hold on for minutes. The compile-only
-# typed.h tests run no zchan code and are left out; test_scenarios runs 1 % of its race
+# typed.h tests run no zchan code and are left out; test_scenarios_* run 1 % of their race
 # rounds (all of them take about 4 minutes under valgrind); the stress tests are a
 # selection (all 31 of the time took 6 minutes on 2 cores) with each stress program, every
 # channel kind and every mode.
@@ -81,7 +81,7 @@ memcheck unit any -L unit -E '^(test_typed_|test_builds_with_lto$|test_yield$)'
 memcheck stress ${#stress[@]} -R "^($(IFS='|'; echo "${stress[*]}"))\$"
 # The scenario tests with 1 % of their race rounds (about 25 s under valgrind), and the
 # fuzz target's checks on its corpus and 3000 generated inputs (about 15 s).
-ZCHAN_SCENARIO_SCALE=1 memcheck reliability 2 -R '^(test_scenarios|fuzz_ops_corpus)$'
+ZCHAN_SCENARIO_SCALE=1 memcheck reliability 6 -R '^(test_scenarios_.+|fuzz_ops_corpus)$'
 
 # valgrind's report for every test it found something in.
 for f in "$dir"/Testing/Temporary/MemoryChecker.*.log; do

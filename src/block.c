@@ -58,20 +58,22 @@ static uint64_t time_left(uint64_t deadline_ns) {
     return now >= deadline_ns ? 0 : deadline_ns - now;
 }
 
-/* The spin's attempts (spin.h): the public try operations. */
+/* The spin's attempts (spin.h): one attempt of the channel's, which makes its wakes and
+ * reports a peer mid-operation (ZC_PENDING) instead of waiting it out as the try
+ * operations do: a timed call must not wait past its deadline for a stalled peer. */
 typedef struct spin_arg {
-    void *handle;
+    zc__chan *ch;
     void *buf;
 } spin_arg;
 
-static zc_status try_send_attempt(void *arg) {
+static zc_status send_attempt(void *arg) {
     spin_arg *a = arg;
-    return zc_try_send(a->handle, a->buf);
+    return zc__chan_send(a->ch, a->buf);
 }
 
-static zc_status try_recv_attempt(void *arg) {
+static zc_status recv_attempt(void *arg) {
     spin_arg *a = arg;
-    return zc_try_recv(a->handle, a->buf);
+    return zc__chan_recv(a->ch, a->buf);
 }
 
 /* A blocking or timed call: spin first (spin.h), while its deadline has not passed (a
@@ -82,10 +84,10 @@ static zc_status try_recv_attempt(void *arg) {
  * sleeping lets the kernel's idle balancing bring one over). */
 static zc_status send_for(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
     if (tx && msg && timeout_ns > 0) {
-        spin_arg a = {tx, (void *)msg};
+        spin_arg a = {tx->ch, (void *)msg};
         uint64_t deadline_ns = timeout_ns == UINT64_MAX ? ZC__NO_DEADLINE
                                                         : zc__deadline_ns(timeout_ns);
-        zc_status s = zc__spin(tx->ch, false, try_send_attempt, &a, deadline_ns);
+        zc_status s = zc__spin(tx->ch, false, send_attempt, &a, deadline_ns);
         if (s != ZC_PENDING) return s;
         timeout_ns = time_left(deadline_ns);
     }
@@ -94,10 +96,10 @@ static zc_status send_for(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
 
 static zc_status recv_for(zc_receiver *rx, void *out, uint64_t timeout_ns) {
     if (rx && out && timeout_ns > 0) {
-        spin_arg a = {rx, out};
+        spin_arg a = {rx->ch, out};
         uint64_t deadline_ns = timeout_ns == UINT64_MAX ? ZC__NO_DEADLINE
                                                         : zc__deadline_ns(timeout_ns);
-        zc_status s = zc__spin(rx->ch, true, try_recv_attempt, &a, deadline_ns);
+        zc_status s = zc__spin(rx->ch, true, recv_attempt, &a, deadline_ns);
         if (s != ZC_PENDING) return s;
         timeout_ns = time_left(deadline_ns);
     }

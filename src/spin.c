@@ -1,8 +1,8 @@
 /*
  * spin.c: the blocking layer's spin before it parks (spin.h).
  *
- * No atomics of its own: the look is chan.c's (relaxed reads, a hint), the attempts are
- * the public try operations.
+ * No atomics of its own: the look is chan.c's (relaxed reads, a hint), the attempts the
+ * channel's.
  */
 #include "spin.h"
 
@@ -58,7 +58,7 @@ static zc_status try_once(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt,
     if (look == ZC__LOOK_CLOSED) return ZC_CLOSED; /* a send: nothing sent */
     if (look == ZC__LOOK_WAIT) return ZC_PENDING;
     zc_status s = attempt(arg);
-    return s == ZC_FULL || s == ZC_EMPTY ? ZC_PENDING : s;
+    return s == ZC_FULL || s == ZC_EMPTY ? ZC_PENDING : s; /* ZC_PENDING: a peer mid-way */
 }
 
 zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg,

@@ -6,10 +6,12 @@
  * a few times, then (while its CPU has no other thread to run) goes on yielding for a
  * while, attempting after each: crossbeam's Backoff before its parking. A partner thread
  * that answers within a few microseconds is met with no waiter on the list, so neither
- * side pays for the list or the wake-up. The attempts are the public try operations,
- * made only when the channel's one look for this layer (zc__chan_look) says an attempt
- * looks likely to go through; that look reads the caller's own end of a bounded queue
- * and the slot, never the peer's index, so that the peer's claims stay in its cache.
+ * side pays for the list or the wake-up. The attempts are the channel's own
+ * (zc__chan_send / zc__chan_recv: one attempt with its wakes, which reports a peer
+ * mid-operation instead of waiting it out), made only when the channel's look for this
+ * layer (zc__chan_look) says an attempt looks likely to go through; that look reads the
+ * caller's own end of a bounded queue and the slot, never the peer's index, so that the
+ * peer's claims stay in its cache.
  */
 #ifndef ZCHAN_SRC_SPIN_H
 #define ZCHAN_SRC_SPIN_H
@@ -50,7 +52,7 @@
 #define ZC__SPIN_SLICE_NS 200000u
 
 /* One attempt of the operation the spin is for, with its argument: a final status, or
- * ZC_FULL / ZC_EMPTY (not now). */
+ * ZC_FULL / ZC_EMPTY / ZC_PENDING (not now). */
 typedef zc_status zc__spin_attempt_fn(void *arg);
 
 /* Spin for an operation on ch (a receive when recv, else a send) until an attempt

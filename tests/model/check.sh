@@ -3,11 +3,10 @@
 # configuration below, and print the states each one explored.
 #
 # usage: tests/model/check.sh [--fix=N] [--mutants] [--full] [--keep]
-#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml; 0 is the code before
-#              the PENDING-path fix, which fails) instead of the code
-#              as it is
+#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml; 0 drops a held
+#              wake-up on the PENDING path, and fails) instead of the code's variant (1)
 #   --mutants  check instead that every deliberate bug (MUTANT_* in waitlist.pml) is
-#              caught, on the model with FIX_PENDING=1 (the code as it is already fails)
+#              caught, on the model with FIX_PENDING=1 (the code's variant)
 #   --full     add three larger configurations without cancels: three receivers; two
 #              messages and a close; two senders of two messages, one of which may
 #              stall
@@ -18,7 +17,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-fix=1 # the code as it is (see waitlist.pml)
+fix=1 # the code's variant (see waitlist.pml)
 mutants=0
 full=0
 keep=0

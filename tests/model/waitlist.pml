@@ -11,30 +11,35 @@
  *    slot whose previous lap's sender has not published (ring.c: a peer is mid-copy; the
  *    attempt backs off, then says PENDING); FULL and EMPTY are answered only when they
  *    hold.
- *  - after a successful claim, the [F1] check: the other side's `waiters` count, and if
- *    it is not zero, notify_one, whatever the nodes of that list that hold a wake-up
- *    their owner has not acted on (`notified`), as zc__waitlist_notify_owed; a batch's
- *    second wake only for what there is beyond what the first will take ([N1]).
- *  - register of a WOKEN node: it keeps the wake-up (requeued) until it leaves, and its
- *    unregister then reports it held, so finish passes it on.
- *  - register: wait while WAKING, then under the lock link the node (at the front if it
- *    was WOKEN) and count it ([F2]), or keep it if still WAITING.
- *  - notify_one: under the lock unlink the oldest node, uncount it, mark it WAKING; then,
- *    outside the lock, call wake; then store WOKEN ([W1]).
- *  - unregister: IDLE -> nothing; WAITING -> under the lock unlink it (no wake-up held);
- *    otherwise wait while WAKING, then IDLE, and report a held wake-up.
- *  - finish (future.c): unregister, and if a wake-up was held and the resource is ready
- *    (receive: a message held or closed; send: a free slot or closed), notify_one: the
- *    wake-up passes to the next waiter.
- *  - a poll: attempt (or not, if the ring looks empty/full: a guess, so either at any
- *    time); EMPTY/FULL -> register, attempt again (the re-check); still
- *    EMPTY/FULL -> PENDING. PENDING from the ring -> finish, wake itself unless this
- *    poll registered and was woken since (that wake asks for the next poll; a
- *    self-wake on top was a second call, found by session 17's break test), PENDING.
- *    OK/CLOSED -> finish.
- *  - close: set the mark, then notify_all on both lists (one notify_one at a time, as
- *    many as were linked when it started; a node registering again meanwhile goes to
- *    the back).
+ *  - after a successful claim, the [F1] check (notify_owed, as zc__waitlist_notify_owed):
+ *    the other side's `waiters` count, and if it is not zero, waitlist_notify_one,
+ *    whatever the nodes of that list that hold a wake-up their owner has not acted on
+ *    (`notified`); a batch's second wake only for what there is beyond what the first
+ *    will take ([N1]).
+ *  - waitlist_register of a WOKEN node: it keeps the wake-up (requeued, ZC__REQUEUED)
+ *    until it leaves, and its waitlist_unregister then reports it held, so chan_finish
+ *    passes it on.
+ *  - waitlist_register (zc__waitlist_register): wait while WAKING (wait_not_waking),
+ *    then under the lock link the node (link_node; at the front if it was WOKEN) and
+ *    count it ([F2]), or keep it if still WAITING.
+ *  - waitlist_notify_one (zc__waitlist_notify_one): under the lock unlink the oldest node
+ *    (unlink_node), uncount it, mark it WAKING; then, outside the lock, call wake; then
+ *    store WOKEN ([W1]).
+ *  - waitlist_unregister (zc__waitlist_unregister_slow): IDLE -> nothing; WAITING ->
+ *    under the lock unlink it (no wake-up held); otherwise wait while WAKING, then IDLE,
+ *    and report a held wake-up (`woken`: one this registration absorbed).
+ *  - chan_finish (zc__chan_finish_recv / _send): waitlist_unregister, and if a wake-up
+ *    was held and the resource is ready (receive: a message held or closed; send: a free
+ *    slot or closed), waitlist_notify_one: the wake-up passes to the next waiter.
+ *  - a poll (future.c): send_attempt / recv_attempt (or none, if the ring looks
+ *    empty/full: a guess, so either at any time); EMPTY/FULL -> waitlist_register,
+ *    attempt again (the re-check); still EMPTY/FULL -> PENDING. PENDING from the ring ->
+ *    chan_finish, wake itself (zc__wake_self) unless this poll registered and was woken
+ *    since (that wake asks for the next poll, and a self-wake on top would be a second
+ *    call for one registration), PENDING. OK/CLOSED -> chan_finish, then notify_owed.
+ *  - chan_close: set the mark, then waitlist_notify_all on both lists (one
+ *    waitlist_notify_one at a time, as many as were linked when it started; a node
+ *    registering again meanwhile goes to the back).
  * Every lock-protected section is one atomic step (the lock serialises them; the only
  * lock-free reads of what they write are the waiter count and the owner's reads of its
  * own node state, which see the value before or after the section, as in the C code).
@@ -51,11 +56,10 @@
  * task that is woken may stall instead of polling (its executor is busy for ever), at
  * most STALLS times in all: it keeps its wake-up and does nothing more.
  *
- * Fixes: FIX_PENDING=1 models the PENDING path (3. above) passing a wake-up it held
- * on, as finish does (zc__chan_finish_*): this is the code as it is now (the default).
- * FIX_PENDING=0 is the code before that fix, which dropped the held wake-up (the model
- * found the lost wake-up: two receivers, one of which closes); FIX_PENDING=2 models
- * keeping the registration instead of stepping off.
+ * Variants of the PENDING path: FIX_PENDING=1 (the default, the code) passes a wake-up
+ * it held on, as chan_finish does (zc__chan_finish_*). FIX_PENDING=0 drops the held
+ * wake-up: the check fails with a lost wake-up (two receivers, one of which closes).
+ * FIX_PENDING=2 keeps the registration instead of stepping off.
  *
  * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
  * check must fail (check.sh --mutants runs them, so the properties are known to bite):
@@ -66,17 +70,16 @@
  *  REQUEUE_HOLDS_NOTHING  a woken node that registers again and then leaves (its
  *                       re-check took a message or slot) passes nothing on, although
  *                       a wake skipped for it meanwhile may be its to pass on. Caught
- *                       under the cap of sessions 18-19 (one receiver, two senders of
- *                       two messages, capacity 2); without it a wake is skipped for a
+ *                       together with CAPPED (one receiver, two senders of two
+ *                       messages, capacity 2); without it a wake is skipped for a
  *                       holder only by a pass-on or a batch's second wake, and no
- *                       configuration checked here reaches that (that one: 316 million
- *                       states, 15 GB, stopped; with a batch receiver and no cancels,
- *                       77.7 million, held), so check.sh no longer runs it
+ *                       configuration small enough to check reaches that, so check.sh
+ *                       does not run it
  *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
- *                       registration was woken meanwhile (the code before session 17)
+ *                       registration was woken meanwhile (P2 fails)
  *  CAPPED               an owed wake is left to the holders while one node of the list
- *                       holds a wake-up it has not acted on (the cap of sessions 18
- *                       and 19, at one holder): P5 fails
+ *                       holds a wake-up it has not acted on (a cap at one holder):
+ *                       P5 fails
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -114,19 +117,20 @@
 #define CLOSE_AT_END 1
 #endif
 #ifndef FIX_PENDING
-#define FIX_PENDING 1 /* future.c as it is now: the PENDING path passes a held wake-up on */
+#define FIX_PENDING 1 /* future.c: the PENDING path passes a held wake-up on */
 #endif
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0
 #endif
-/* The order of a poll's steps, as the code is now (1) or was before session 10 (0):
- * PAY_AFTER_FINISH: a poll's attempt only counts the wake it owes the other side; the
- * poll makes it (the [F1] check and notify_one) after finish has taken its own node off;
- * before, the attempt made it at once, while the node could still be linked.
- * QUIET_FINISH: finish passes nothing on once the channel is closed: the close wakes
- * every waiter. (Passing nothing on after a completed operation as well would lose a
- * wake-up: a sender whose re-check sends while it is still linked can absorb the wake
- * meant for the next sender; this model found it, 1 receiver and 2 senders.) */
+/* The order of a poll's steps: 1 is the code, 0 a variant the check rejects.
+ * PAY_AFTER_FINISH: a poll's attempt only counts the wake it owes the other side
+ * (`owed`, as chan.h's owed); the poll makes it (notify_owed: the [F1] check and
+ * waitlist_notify_one) after chan_finish has taken its own node off; with 0, the attempt
+ * makes it at once, while the node can still be linked.
+ * QUIET_FINISH: chan_finish passes nothing on once the channel is closed: the close
+ * wakes every waiter. (Passing nothing on after a completed operation as well would lose
+ * a wake-up: a sender whose re-check sends while it is still linked can absorb the wake
+ * meant for the next sender; 1 receiver and 2 senders show it.) */
 #ifndef PAY_AFTER_FINISH
 #define PAY_AFTER_FINISH 1
 #endif
@@ -135,7 +139,7 @@
 #endif
 /* BATCH_RECV: a receive attempt may claim the next two positions at once (a batch
  * receive, ring_batch.c; with CAP >= 2), and then owes two wakes to waiting senders
- * (pay). */
+ * (notify_owed). */
 #ifndef BATCH_RECV
 #define BATCH_RECV 0
 #endif
@@ -177,7 +181,7 @@ bool requeued[NT];  /* the node was linked again by a register that found it WOK
 byte state[NT];    /* each task's node */
 
 /* ---- the executor: one wake permit per task ---- */
-bool woken[NT];
+bool permit[NT];
 bool parked[NT];   /* parked on its permit after a PENDING poll */
 bool ended[NT];     /* receivers: the stream ended with ZC_CLOSED */
 bool stalled[NT];   /* woken, and stalled instead of polling (STALLS) */
@@ -199,7 +203,7 @@ byte senders_left = NSEND;
 
 /* ---- list operations (callers hold the lock: inside an atomic step) ---- */
 
-inline link(L, n, front) {
+inline link_node(L, n, front) {
     if
     :: front ->
         i = nlinked[L];
@@ -214,7 +218,7 @@ inline link(L, n, front) {
     waiters[L]++
 }
 
-inline unlink(L, n) {
+inline unlink_node(L, n) {
     i = 0;
     do
     :: list[L * NT + i] == n -> break
@@ -233,7 +237,7 @@ inline unlink(L, n) {
 
 /* zc__waitlist_notify_one: res = whether a node was woken. First, outside the lock, the
  * early out on a zero waiter count (its own step); then the locked section. */
-inline notify_one(L, res) {
+inline waitlist_notify_one(L, res) {
     if
     :: waiters[L] == 0 -> res = false
     :: else ->
@@ -242,7 +246,7 @@ inline notify_one(L, res) {
         :: nlinked[L] == 0 -> res = false
         :: else ->
             n = list[L * NT];
-            unlink(L, n);
+            unlink_node(L, n);
             notified[L]++;
 #if MUTANT_EARLY_WOKEN
             state[n] = WOKEN;         /* no wake-in-progress handshake */
@@ -260,7 +264,7 @@ inline notify_one(L, res) {
     }
     if
     :: res ->
-        woken[n] = true;              /* what wake does: the task's permit */
+        permit[n] = true;             /* what wake does: the task's permit */
 #if MUTANT_EARLY_WOKEN
         atomic { inwake[n]--; n = 0 }
 #else
@@ -271,14 +275,14 @@ inline notify_one(L, res) {
     fi
 }
 
-/* zc__waitlist_notify_all: as many notify_ones as nodes were linked at the start; a node
- * that registers again meanwhile goes to the back (register, waking_all). */
-inline notify_all(L) {
+/* zc__waitlist_notify_all: as many waitlist_notify_ones as nodes were linked at the start; a node
+ * that registers again meanwhile goes to the back (waitlist_register, waking_all). */
+inline waitlist_notify_all(L) {
     atomic { budget = nlinked[L]; waking_all[L]++ }
     do
     :: budget > 0 ->
        budget--;
-       notify_one(L, res2);
+       waitlist_notify_one(L, res2);
        if
        :: !res2 -> break
        :: else -> skip
@@ -289,7 +293,7 @@ inline notify_all(L) {
 }
 
 /* zc__waitlist_register */
-inline register(L, t) {
+inline waitlist_register(L, t) {
     do
     :: (state[t] != WAKING) ->        /* wait_not_waking */
         atomic {
@@ -304,7 +308,7 @@ inline register(L, t) {
                 :: else -> skip
                 fi;
                 state[t] = WAITING;
-                link(L, t, st == WOKEN && waking_all[L] == 0);
+                link_node(L, t, st == WOKEN && waking_all[L] == 0);
                 live[t] = true;
                 wakes_reg[t] = 0;
                 break
@@ -313,11 +317,11 @@ inline register(L, t) {
     od
 }
 
-/* zc__waitlist_unregister: res = whether the node holds a wake-up to pass on: one its
- * registration absorbed (then woke = true), or one it kept by registering again after a
+/* zc__waitlist_unregister_slow: res = whether the node holds a wake-up to pass on: one its
+ * registration absorbed (then woken = true), or one it kept by registering again after a
  * wake (requeued). */
-inline unregister(L, t, res) {
-    woke = false;
+inline waitlist_unregister(L, t, res) {
+    woken = false;
     if
     :: state[t] == IDLE -> res = false
     :: else ->
@@ -327,7 +331,7 @@ inline unregister(L, t, res) {
             atomic {
                 if
                 :: state[t] == WAITING ->
-                    unlink(L, t);
+                    unlink_node(L, t);
                     state[t] = IDLE;
 #if MUTANT_REQUEUE_HOLDS_NOTHING
                     res = false;
@@ -346,17 +350,17 @@ inline unregister(L, t, res) {
             (state[t] != WAKING);     /* [W2] */
             atomic { state[t] = IDLE; notified[L]--; requeued[t] = false };
             res = true;
-            woke = true
+            woken = true
         :: else -> skip
         fi
     fi
 }
 
-/* future.c finish(): take the node off; pass a held wake-up on if it can be used: the
- * waiter count is read first, then the queue, each its own step (chan.c). With
- * QUIET_FINISH, a closed channel counts as not ready: its close wakes every waiter. */
-inline finish(L, t) {
-    unregister(L, t, res);
+/* zc__chan_finish_recv / _send (chan.c): take the node off; pass a held wake-up on if
+ * it can be used: the waiter count is read first, then the queue, each its own step.
+ * With QUIET_FINISH, a closed channel counts as not ready: its close wakes every waiter. */
+inline chan_finish(L, t) {
+    waitlist_unregister(L, t, res);
     if
 #if MUTANT_NO_FORWARD
     :: false -> skip
@@ -368,11 +372,11 @@ inline finish(L, t) {
          * waiters that have not acted will take (chan.c) */
         :: k2 = (closed -> 0 : (L == RECV -> tail - head : CAP - (tail - head)));
            if
-           :: k2 > notified[L] -> notify_one(L, res2)
+           :: k2 > notified[L] -> waitlist_notify_one(L, res2)
            :: else -> skip
            fi
 #else
-        :: ready(L) -> notify_one(L, res2)
+        :: ready(L) -> waitlist_notify_one(L, res2)
 #endif
         :: else -> skip
         fi
@@ -381,8 +385,8 @@ inline finish(L, t) {
     fi
 }
 
-/* [F1] after a claim: the wakes it owes the other side (one, or two for a batch
- * receive), as zc__waitlist_notify_owed: the first while a waiter is counted ([F1]),
+/* zc__waitlist_notify_owed, [F1] after a claim: the wakes the attempt owes the other
+ * side (one, or two for a batch receive): the first while a waiter is counted ([F1]),
  * whatever the holders (with the mutant CAPPED, only while no node of that list holds a
  * wake-up its owner has not acted on); the second only if, besides, the room (read
  * first) is more than what the senders this call woke and that have not acted will take
@@ -392,24 +396,24 @@ inline finish(L, t) {
 #else
 #define CAPPED(L) false
 #endif
-inline pay(L) {
+inline notify_owed(L) {
     if
-    :: owe > 0 ->
+    :: owed > 0 ->
         lst = (L == RECV -> SEND : RECV);
         if
-        :: waiters[lst] != 0 && !CAPPED(lst) -> notify_one(lst, res2)
-        :: else -> owe = 1            /* no one waits (or, CAPPED, left to a holder) */
+        :: waiters[lst] != 0 && !CAPPED(lst) -> waitlist_notify_one(lst, res2)
+        :: else -> owed = 1           /* no one waits (or, CAPPED, left to a holder) */
         fi;
         if
-        :: owe == 2 && waiters[SEND] != 0 && !CAPPED(SEND) ->
+        :: owed == 2 && waiters[SEND] != 0 && !CAPPED(SEND) ->
             k2 = (closed -> 0 : CAP - (tail - head));
             if
-            :: k2 > (notified[SEND] < 1 -> notified[SEND] : 1) -> notify_one(SEND, res2)
+            :: k2 > (notified[SEND] < 1 -> notified[SEND] : 1) -> waitlist_notify_one(SEND, res2)
             :: else -> skip
             fi
         :: else -> skip
         fi;
-        atomic { owe = 0; k2 = 0; lst = 0 }
+        atomic { owed = 0; k2 = 0; lst = 0 }
     :: else -> skip
     fi
 }
@@ -421,8 +425,8 @@ inline registration_over(t) {
 
 /* ---- the ring and chan.h ---- */
 
-/* zc__chan_send: one attempt; after a claim, publish and the [F1] check. */
-inline try_send(s) {
+/* zc__chan_send_quiet: one attempt; after a claim, publish and the [F1] check. */
+inline send_attempt(s) {
 #if MUTANT_CHECK_BEFORE_CLAIM
     res2 = waiters[RECV] != 0;        /* looks for waiters before its claim */
 #endif
@@ -442,13 +446,13 @@ inline try_send(s) {
     :: s == OK ->
         atomic { pub[k] = true; k = 0 };
 #if PAY_AFTER_FINISH && !MUTANT_CHECK_BEFORE_CLAIM
-        owe = 1                       /* paid by the poll after its finish */
+        owed = 1                      /* paid by the poll after its finish */
 #else
         if
 #if MUTANT_CHECK_BEFORE_CLAIM
-        :: res2 -> notify_one(RECV, res2)
+        :: res2 -> waitlist_notify_one(RECV, res2)
 #else
-        :: waiters[RECV] != 0 -> notify_one(RECV, res2)
+        :: waiters[RECV] != 0 -> waitlist_notify_one(RECV, res2)
 #endif
         :: else -> skip
         fi
@@ -457,8 +461,8 @@ inline try_send(s) {
     fi
 }
 
-/* zc__chan_recv: one attempt; after a claim, release and the [F1] check. */
-inline try_recv(s) {
+/* zc__chan_recv_quiet: one attempt; after a claim, release and the [F1] check. */
+inline recv_attempt(s) {
     atomic {
         if
         /* the slot's previous receiver has not released it: back off, then PENDING */
@@ -470,7 +474,7 @@ inline try_recv(s) {
          * its previous lap's receiver; two wakes owed */
         :: (head < CAP || rel[head - CAP]) && head + 1 < tail && pub[head] && pub[head + 1] &&
            (head + 1 < CAP || rel[head + 1 - CAP]) ->
-            k = head; head = head + 2; received = received + 2; s = OK; owe = 2
+            k = head; head = head + 2; received = received + 2; s = OK; owed = 2
 #endif
         :: (head < CAP || rel[head - CAP]) && head != tail && !pub[head] -> s = PENDING
         :: (head < CAP || rel[head - CAP]) && head == tail && closed -> s = CLOSED
@@ -479,16 +483,16 @@ inline try_recv(s) {
     }
     if
     :: s == OK ->
-        atomic { rel[k] = true; k = (owe == 2 -> k + 1 : 0) };
+        atomic { rel[k] = true; k = (owed == 2 -> k + 1 : 0) };
         if
         :: k > 0 -> atomic { rel[k] = true; k = 0 } /* a batch's second slot */
         :: else -> skip
         fi;
 #if PAY_AFTER_FINISH
-        owe = (owe == 2 -> 2 : 1)     /* paid by the poll after its finish */
+        owed = (owed == 2 -> 2 : 1)   /* paid by the poll after its finish */
 #else
         if
-        :: waiters[SEND] != 0 -> notify_one(SEND, res2)
+        :: waiters[SEND] != 0 -> waitlist_notify_one(SEND, res2)
         :: else -> skip
         fi
 #endif
@@ -496,10 +500,10 @@ inline try_recv(s) {
     fi
 }
 
-inline close_channel() {
+inline chan_close() {
     atomic { res = !closed; closed = true };
     if
-    :: res -> notify_all(RECV); notify_all(SEND)
+    :: res -> waitlist_notify_all(RECV); waitlist_notify_all(SEND)
     :: else -> skip
     fi
 }
@@ -508,53 +512,53 @@ inline close_channel() {
 
 inline poll(L, t, s, WOULD_WAIT) {
     if                                /* the first attempt, or none: a ring that looks */
-    :: L == RECV -> try_recv(s)       /* empty (full) goes straight to the registration */
-    :: L == SEND -> try_send(s)       /* (zc__ring_looks_empty / _full: relaxed loads, */
+    :: L == RECV -> recv_attempt(s)       /* empty (full) goes straight to the registration */
+    :: L == SEND -> send_attempt(s)       /* (zc__ring_looks_empty / _full: relaxed loads, */
     :: s = WOULD_WAIT                 /* a guess that may be stale: any state here) */
     fi;
     registered = false;
     do
     :: s == WOULD_WAIT && registered -> s = PENDING; break
     :: s == WOULD_WAIT && !registered ->
-        register(L, t);
+        waitlist_register(L, t);
         registered = true;
 #if MUTANT_NO_RECHECK
         skip
 #else
         if                            /* the re-check */
-        :: L == RECV -> try_recv(s)
-        :: else -> try_send(s)
+        :: L == RECV -> recv_attempt(s)
+        :: else -> send_attempt(s)
         fi
 #endif
     :: s == PENDING ->                /* a peer is mid-copy on our slot */
 #if FIX_PENDING == 1
-        finish(L, t);                 /* step off, passing a held wake-up on */
+        chan_finish(L, t);                 /* step off, passing a held wake-up on */
         if
 #if MUTANT_SELF_WAKE_TOO
         :: false -> skip
 #else
-        :: woke && registered -> skip /* this poll's registration was woken: that wake */
-                                      /* asks for the next poll already */
+        :: woken && registered -> skip /* this poll's registration was woken: that */
+                                       /* wake asks for the next poll already */
 #endif
         :: else ->
             /* P2 across the step-off: the self-wake is a second call for this poll's
              * registration if that was woken */
             assert(!(registered && wakes_reg[t] > 0));
-            woken[t] = true           /* wake ourselves: poll again soon */
+            permit[t] = true          /* wake ourselves: poll again soon */
         fi;
         registration_over(t);
 #elif FIX_PENDING == 2
         skip;                         /* stay registered, keep what it holds */
-        woken[t] = true;
+        permit[t] = true;
 #else
-        unregister(L, t, res);        /* future.c as it was: a held wake-up is dropped */
+        waitlist_unregister(L, t, res); /* a held wake-up is dropped */
         registration_over(t);
-        woken[t] = true;
+        permit[t] = true;
 #endif
         break
     :: s == OK || s == CLOSED ->
-        finish(L, t);
-        pay(L);                       /* the wake the attempt owes, with our node off */
+        chan_finish(L, t);
+        notify_owed(L);               /* the wake the attempt owes, with our node off */
         registration_over(t);
         break
     od;
@@ -567,7 +571,7 @@ inline poll(L, t, s, WOULD_WAIT) {
  * either start over or give the operation up for good (quit). */
 inline cancel_and_maybe_quit(L, t) {
     cancels--;
-    finish(L, t);
+    chan_finish(L, t);
     registration_over(t);
     if
     :: quit = true
@@ -581,7 +585,7 @@ inline wait_or_cancel(L, t) {
     :: true ->
         parked[t] = true;
 end_wait:
-        atomic { woken[t] -> woken[t] = false; parked[t] = false };
+        atomic { permit[t] -> permit[t] = false; parked[t] = false };
         if
         :: cancels > 0 -> cancel_and_maybe_quit(L, t)
         :: stalls > 0 ->
@@ -595,8 +599,8 @@ end_stalled:
 
 proctype Receiver(byte t) {
     byte s, n, k, k2, budget;
-    bool res, res2, done, registered, quit, woke;
-    byte owe, lst;
+    bool res, res2, done, registered, quit, woken;
+    byte owed, lst;
     byte cancels = CANCELS;
     do
     :: poll(RECV, t, s, EMPTY);
@@ -610,14 +614,14 @@ proctype Receiver(byte t) {
            :: else -> skip
            fi
        fi
-    :: RECV_CLOSES && !closed -> close_channel()
+    :: RECV_CLOSES && !closed -> chan_close()
     od
 }
 
 proctype Sender(byte t) {
     byte s, n, k, k2, m, budget;
-    bool res, res2, done, registered, quit, woke;
-    byte owe, lst;
+    bool res, res2, done, registered, quit, woken;
+    byte owed, lst;
     byte cancels = CANCELS;
     do
     :: m == MSGS -> break
@@ -636,7 +640,7 @@ proctype Sender(byte t) {
     od;
     atomic { senders_left--; res = senders_left == 0 };
     if
-    :: res && CLOSE_AT_END -> close_channel()
+    :: res && CLOSE_AT_END -> chan_close()
     :: else -> skip
     fi;
     ended[t] = true

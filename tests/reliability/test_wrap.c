@@ -35,8 +35,9 @@ static int start_at_zero(void **state) {
 static size_t head_of(zc_receiver *rx) {
     zc__chan *ch = rx->ch;
     /* Relaxed: one thread; only the value is of interest. */
-    return ch->bounded ? atomic_load_explicit(&ch->q.ring.head, memory_order_relaxed)
-                       : atomic_load_explicit(&ch->q.segq.head_index, memory_order_relaxed);
+    return zc__queue_bounded(&ch->q)
+               ? atomic_load_explicit(&ch->q.u.ring.head, memory_order_relaxed)
+               : atomic_load_explicit(&ch->q.u.segq.head_index, memory_order_relaxed);
 }
 
 static bool before_the_wrap(zc_receiver *rx) { return head_of(rx) > SIZE_MAX / 2; }

@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,20 +57,13 @@ typedef struct run run;
 
 /* One thread, on cache lines of its own (the watchdog reads its counters). */
 typedef struct worker {
-    _Alignas(64) run *run;
-    unsigned id;
+    _Alignas(64) stress_worker base;
+    run *run;
     bool producer;
     zc_sender *tx;
     zc_receiver *rx;
     zc_recv_many recv; /* consumers: the batch receive stream of the futures kind */
-    zc_parker parker;
-    uint64_t rng;
     stress_msg buf[MAX_BATCH];
-    /* relaxed: progress and state for the watchdog, which only prints them */
-    _Atomic uint64_t done;       /* messages sent or received */
-    _Atomic uint64_t cancels;    /* futures cancelled */
-    _Atomic(const char *) doing; /* what the thread is in now */
-    pthread_t thread;
 } worker;
 
 struct run {
@@ -77,72 +71,58 @@ struct run {
     stress_ledger ledger;
     stress_gate gate;
     worker *workers; /* producers first, then consumers */
+    stress_crew crew; /* the workers, for the run and the watchdog */
     zc_receiver *rx; /* the main thread's own receiver: info and the final drain */
     /* [S1] Each producer adds 1 (release) before it drops its sender; a consumer that
      * sees ZC_CLOSED reads it (acquire): below P means closed too early. */
     atomic_uint senders_done;
 };
 
-static void set_doing(worker *w, const char *what) {
-    atomic_store_explicit(&w->doing, what, memory_order_relaxed);
-}
-
 static op_kind pick(worker *w) {
     op_kind mode = w->run->opt.mode;
-    return mode == OP_MIXED ? (op_kind)(stress_rng_next(&w->rng) % 4) : mode;
+    return mode == OP_MIXED ? (op_kind)(stress_rng_next(&w->base.rng) % 4) : mode;
 }
 
-static bool cancel_now(worker *w) {
-    if (!stress_rng_chance(&w->rng, w->run->opt.cancel)) return false;
-    atomic_fetch_add_explicit(&w->cancels, 1, memory_order_relaxed);
-    return true;
+static zc_status send_many_poll(void *f, const zc_waker *wk, void *arg) {
+    (void)arg;
+    return zc_send_many_poll(f, wk);
 }
+static void send_many_cancel(void *f) { zc_send_many_cancel(f); }
+static const stress_future_kind send_many_kind = {
+    send_many_poll, send_many_cancel, "zc_send_many_poll",
+    "zc_send_many_cancel while registered", "parked on a pending send_many",
+    "zc_send_many_cancel after its wake"};
+
+/* Where a batch receive future puts what it takes. */
+typedef struct recv_into {
+    stress_msg *buf;
+    size_t max;
+    size_t *got;
+} recv_into;
+
+static zc_status recv_many_poll(void *f, const zc_waker *wk, void *arg) {
+    recv_into *to = arg;
+    return zc_recv_many_poll(f, wk, to->buf, to->max, to->got);
+}
+static void recv_many_cancel(void *f) { zc_recv_many_cancel(f); }
+static const stress_future_kind recv_many_kind = {
+    recv_many_poll, recv_many_cancel, "zc_recv_many_poll",
+    "zc_recv_many_cancel while registered", "parked on a pending recv_many",
+    "zc_recv_many_cancel after its wake"};
 
 /* Send buf[0..n) with a send_many future and random cancels; *sent counts what went. */
 static zc_status send_future(worker *w, size_t n, unsigned flags, size_t *sent) {
-    zc_waker wk = zc_parker_waker(&w->parker);
     zc_send_many f;
     zc_send_many_init(&f, w->tx, w->buf, n, flags);
-    zc_status st;
-    for (;;) {
-        set_doing(w, "zc_send_many_poll");
-        st = zc_send_many_poll(&f, &wk);
-        if (st != ZC_PENDING) break;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_send_many_cancel while registered");
-            zc_send_many_cancel(&f);
-            continue;
-        }
-        set_doing(w, "parked on a pending send_many");
-        zc_parker_park(&w->parker);
-        if (cancel_now(w)) {
-            set_doing(w, "zc_send_many_cancel after its wake");
-            zc_send_many_cancel(&f);
-        }
-    }
+    zc_status st = stress_drive(&w->base, w->run->opt.cancel, &send_many_kind, &f, NULL);
     *sent = zc_send_many_sent(&f);
     return st;
 }
 
 /* As send_future, for the consumer's batch receive stream. */
 static zc_status recv_future(worker *w, size_t max, size_t *got) {
-    zc_waker wk = zc_parker_waker(&w->parker);
-    for (;;) {
-        set_doing(w, "zc_recv_many_poll");
-        zc_status st = zc_recv_many_poll(&w->recv, &wk, w->buf, max, got);
-        if (st != ZC_PENDING) return st;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_recv_many_cancel while registered");
-            zc_recv_many_cancel(&w->recv);
-            continue;
-        }
-        set_doing(w, "parked on a pending recv_many");
-        zc_parker_park(&w->parker);
-        if (cancel_now(w)) {
-            set_doing(w, "zc_recv_many_cancel after its wake");
-            zc_recv_many_cancel(&w->recv);
-        }
-    }
+    recv_into to = {w->buf, max, got};
+    return stress_drive(&w->base, w->run->opt.cancel, &recv_many_kind, &w->recv, &to);
 }
 
 /* Send buf[0..n) completely (or until the channel fails); *sent counts what went. */
@@ -152,12 +132,12 @@ static zc_status send_batch(worker *w, size_t n, unsigned flags, size_t *sent) {
     *sent = 0;
     switch (pick(w)) {
     case OP_BLOCKING:
-        set_doing(w, "zc_send_many_blocking");
+        stress_set_doing(&w->base, "zc_send_many_blocking");
         return zc_send_many_blocking(w->tx, w->buf, n, sent, flags);
     case OP_FUTURES:
         return send_future(w, n, flags, sent);
     case OP_TRY:
-        set_doing(w, "zc_try_send_many loop");
+        stress_set_doing(&w->base, "zc_try_send_many loop");
         do {
             st = zc_try_send_many(w->tx, w->buf + *sent, n - *sent, &k, flags);
             *sent += k;
@@ -165,7 +145,7 @@ static zc_status send_batch(worker *w, size_t n, unsigned flags, size_t *sent) {
         } while (st == ZC_FULL);
         return st;
     default:
-        set_doing(w, "zc_send_blocking, one by one");
+        stress_set_doing(&w->base, "zc_send_blocking, one by one");
         st = ZC_OK;
         while (*sent < n && (st = zc_send_blocking(w->tx, &w->buf[*sent])) == ZC_OK) (*sent)++;
         return st;
@@ -177,16 +157,16 @@ static zc_status recv_batch(worker *w, size_t max, size_t *got) {
     zc_status st;
     switch (pick(w)) {
     case OP_BLOCKING:
-        set_doing(w, "zc_recv_many_blocking");
+        stress_set_doing(&w->base, "zc_recv_many_blocking");
         return zc_recv_many_blocking(w->rx, w->buf, max, got);
     case OP_FUTURES:
         return recv_future(w, max, got);
     case OP_TRY:
-        set_doing(w, "zc_try_recv_many loop");
+        stress_set_doing(&w->base, "zc_try_recv_many loop");
         while ((st = zc_try_recv_many(w->rx, w->buf, max, got)) == ZC_EMPTY) sched_yield();
         return st;
     default:
-        set_doing(w, "zc_recv_blocking");
+        stress_set_doing(&w->base, "zc_recv_blocking");
         *got = 1;
         return zc_recv_blocking(w->rx, w->buf);
     }
@@ -198,26 +178,26 @@ static void *producer_main(void *arg) {
     const options *o = &r->opt;
     stress_gate_wait(&r->gate);
     for (uint32_t seq = 0; seq < o->messages;) {
-        size_t n = 1 + stress_rng_next(&w->rng) % o->batch, sent;
+        size_t n = 1 + stress_rng_next(&w->base.rng) % o->batch, sent;
         if (n > o->messages - seq) n = o->messages - seq;
         bool fits = o->cap == 0 || n <= o->cap;
-        unsigned flags = fits && stress_rng_chance(&w->rng, o->all) ? ZC_ALL_OR_NOTHING : 0;
-        for (size_t i = 0; i < n; i++) w->buf[i] = stress_msg_make(w->id, seq + (uint32_t)i);
+        unsigned flags = fits && stress_rng_chance(&w->base.rng, o->all) ? ZC_ALL_OR_NOTHING : 0;
+        for (size_t i = 0; i < n; i++) w->buf[i] = stress_msg_make(w->base.id, seq + (uint32_t)i);
         zc_status st = send_batch(w, n, flags, &sent);
         if (st != ZC_OK || sent != n) {
             stress_ledger_fail(&r->ledger,
                                "send: producer %u got %s with %zu of %zu sent at seq %" PRIu32,
-                               w->id, zc_status_str(st), sent, n, seq);
+                               w->base.id, zc_status_str(st), sent, n, seq);
             break;
         }
         seq += (uint32_t)n;
-        atomic_fetch_add_explicit(&w->done, n, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->base.done, n, memory_order_relaxed);
     }
-    set_doing(w, "zc_sender_drop");
+    stress_set_doing(&w->base, "zc_sender_drop");
     /* [S1] release: pairs with the acquire in consumer_main */
     atomic_fetch_add_explicit(&r->senders_done, 1, memory_order_release);
     zc_sender_drop(w->tx);
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     return NULL;
 }
 
@@ -228,14 +208,14 @@ static void *consumer_main(void *arg) {
     size_t got = 0;
     zc_status st;
     stress_gate_wait(&r->gate);
-    while ((st = recv_batch(w, 1 + stress_rng_next(&w->rng) % r->opt.batch, &got)) == ZC_OK) {
-        if (got == 0) stress_ledger_fail(&r->ledger, "recv: consumer %u got ZC_OK with 0", w->id);
+    while ((st = recv_batch(w, 1 + stress_rng_next(&w->base.rng) % r->opt.batch, &got)) == ZC_OK) {
+        if (got == 0) stress_ledger_fail(&r->ledger, "recv: consumer %u got ZC_OK with 0", w->base.id);
         for (size_t i = 0; i < got; i++)
-            stress_ledger_take(&r->ledger, next_min, &w->buf[i], "consumer", w->id);
-        atomic_fetch_add_explicit(&w->done, got, memory_order_relaxed);
+            stress_ledger_take(&r->ledger, next_min, &w->buf[i], "consumer", w->base.id);
+        atomic_fetch_add_explicit(&w->base.done, got, memory_order_relaxed);
     }
     if (st != ZC_CLOSED) {
-        stress_ledger_fail(&r->ledger, "recv: consumer %u got %s", w->id, zc_status_str(st));
+        stress_ledger_fail(&r->ledger, "recv: consumer %u got %s", w->base.id, zc_status_str(st));
     } else {
         /* [S1] acquire: pairs with the release in producer_main */
         unsigned gone = atomic_load_explicit(&r->senders_done, memory_order_acquire);
@@ -243,20 +223,20 @@ static void *consumer_main(void *arg) {
             stress_ledger_fail(&r->ledger,
                                "close: consumer %u got ZC_CLOSED with %u of %" PRIu32
                                " senders still alive",
-                               w->id, r->opt.producers - gone, r->opt.producers);
+                               w->base.id, r->opt.producers - gone, r->opt.producers);
     }
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     free(next_min);
     return NULL;
 }
 
-static uint64_t progress(void *ctx) {
-    run *r = ctx;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < r->opt.producers + r->opt.consumers; i++)
-        sum += atomic_load_explicit(&r->workers[i].done, memory_order_relaxed);
-    return sum;
+/* A worker thread: a producer or a consumer, as the worker says. */
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    return w->producer ? producer_main(w) : consumer_main(w);
 }
+
+static uint64_t progress(void *ctx) { return stress_crew_done(&((run *)ctx)->crew, 0); }
 
 static void print_options(FILE *to, const options *o) {
     fprintf(to,
@@ -271,14 +251,7 @@ static void dump(void *ctx) {
     fprintf(stderr, "run: ");
     print_options(stderr, &r->opt);
     stress_print_channel(r->rx);
-    for (uint32_t i = 0; i < r->opt.producers + r->opt.consumers; i++) {
-        worker *w = &r->workers[i];
-        fprintf(stderr, "  %s %u: %" PRIu64 " done, %" PRIu64 " cancels, in %s\n",
-                w->producer ? "producer" : "consumer", w->id,
-                atomic_load_explicit(&w->done, memory_order_relaxed),
-                atomic_load_explicit(&w->cancels, memory_order_relaxed),
-                atomic_load_explicit(&w->doing, memory_order_relaxed));
-    }
+    stress_crew_print(&r->crew);
 }
 
 static void usage(const char *argv0, int status) {
@@ -306,28 +279,21 @@ static options parse(int argc, char **argv) {
                  .mode = OP_MIXED, .cancel = 0.1, .all = 0.5, .seed = 1, .stall_s = 20};
     static const struct option longs[] = {{"producers", required_argument, NULL, 'p'},
                                           {"consumers", required_argument, NULL, 'c'},
-                                          {"messages", required_argument, NULL, 'n'},
                                           {"batch", required_argument, NULL, 'b'},
-                                          {"cap", required_argument, NULL, 'k'},
                                           {"mode", required_argument, NULL, 'm'},
                                           {"all", required_argument, NULL, 'a'},
-                                          {"cancel", required_argument, NULL, 'x'},
-                                          {"seed", required_argument, NULL, 's'},
-                                          {"stall", required_argument, NULL, 'w'},
+                                          STRESS_COMMON_LONGS,
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
+    stress_common_args common = {&o.messages, &o.cap, 0, SIZE_MAX, &o.cancel, &o.seed,
+                                 &o.stall_s};
     int c;
     while ((c = getopt_long(argc, argv, "p:c:n:b:k:m:a:x:s:w:h", longs, NULL)) != -1) {
         switch (c) {
         case 'p': o.producers = (uint32_t)stress_arg_num("--producers", optarg, 1, 4096); break;
         case 'c': o.consumers = (uint32_t)stress_arg_num("--consumers", optarg, 1, 4096); break;
-        case 'n': o.messages = (uint32_t)stress_arg_num("--messages", optarg, 0, UINT32_MAX); break;
         case 'b': o.batch = (uint32_t)stress_arg_num("--batch", optarg, 1, MAX_BATCH); break;
-        case 'k': o.cap = (size_t)stress_arg_num("--cap", optarg, 0, SIZE_MAX); break;
-        case 'w': o.stall_s = (unsigned)stress_arg_num("--stall", optarg, 1, 86400); break;
-        case 's': o.seed = stress_arg_num("--seed", optarg, 0, UINT64_MAX); break;
         case 'a': o.all = stress_arg_prob("--all", optarg); break;
-        case 'x': o.cancel = stress_arg_prob("--cancel", optarg); break;
         case 'm': {
             int k = 0;
             while (k <= OP_MIXED && (k == OP_SINGLE || strcmp(optarg, kind_names[k]) != 0)) k++;
@@ -336,7 +302,8 @@ static options parse(int argc, char **argv) {
             break;
         }
         case 'h': usage(argv[0], 0); break;
-        default: usage(argv[0], 2);
+        default:
+            if (!stress_common_arg(&common, c, optarg)) usage(argv[0], 2);
         }
     }
     if (optind != argc) usage(argv[0], 2);
@@ -353,29 +320,18 @@ int main(int argc, char **argv) {
     print_options(stdout, o);
     fflush(stdout);
 
-    zc_config cfg = {.elem_size = sizeof(stress_msg)};
     zc_sender *tx;
-    zc_status st = o->cap ? zc_bounded(o->cap, &cfg, &tx, &r.rx) : zc_unbounded(&cfg, &tx, &r.rx);
-    if (st != ZC_OK) {
-        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
-        return 1;
-    }
+    stress_channel_new(o->cap, &tx, &r.rx);
     stress_ledger_init(&r.ledger, o->producers, o->messages);
     stress_gate_init(&r.gate);
     atomic_init(&r.senders_done, 0);
-    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
-    if (r.workers == NULL) return 2;
-    memset(r.workers, 0, threads * sizeof *r.workers);
+    r.workers = stress_workers_new(threads, sizeof *r.workers, _Alignof(worker));
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
         w->run = &r;
         w->producer = i < o->producers;
-        w->id = w->producer ? i : i - o->producers;
-        w->rng = stress_rng_seed(o->seed, i);
-        atomic_init(&w->done, 0);
-        atomic_init(&w->cancels, 0);
-        atomic_init(&w->doing, "waiting at the start gate");
-        zc_parker_init(&w->parker);
+        stress_worker_init(&w->base, w->producer ? "producer" : "consumer",
+                           w->producer ? i : i - o->producers, o->seed, i);
         if (w->producer) {
             w->tx = zc_sender_clone(tx);
         } else {
@@ -386,31 +342,17 @@ int main(int argc, char **argv) {
     zc_sender_drop(tx); /* from here the producers hold the only senders */
 
     stress_watchdog wd = {.progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
-    stress_watchdog_start(&wd);
-    double t0 = stress_now_s();
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (pthread_create(&w->thread, NULL, w->producer ? producer_main : consumer_main, w)) {
-            fprintf(stderr, "stress: cannot create thread %" PRIu32 "\n", i);
-            return 2;
-        }
-    }
-    stress_gate_open(&r.gate);
-    uint64_t received = 0, cancels = 0;
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        pthread_join(w->thread, NULL);
-        if (!w->producer) received += atomic_load_explicit(&w->done, memory_order_relaxed);
-        cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
-    }
-    double elapsed = stress_now_s() - t0;
-    stress_watchdog_stop(&wd);
+    r.crew = (stress_crew){r.workers, threads, sizeof *r.workers,
+                           offsetof(worker, base), worker_main, NULL, NULL};
+    double elapsed = stress_crew_run(&r.crew, &r.gate, &wd);
+    uint64_t received = stress_crew_done(&r.crew, o->producers); /* the consumers' */
+    uint64_t cancels = stress_crew_cancels(&r.crew);
     stress_check_drained(&r.ledger, r.rx);
     bool ok = stress_ledger_verdict(&r.ledger, received);
     printf("stress_batch: %s, %" PRIu64 " messages received, %" PRIu64 " cancels, %.2f s\n",
            ok ? "ok" : "FAILED", received, cancels, elapsed);
     for (uint32_t i = 0; i < threads; i++) {
-        zc_parker_destroy(&r.workers[i].parker);
+        stress_worker_destroy(&r.workers[i].base);
         if (!r.workers[i].producer) zc_receiver_drop(r.workers[i].rx);
     }
     zc_receiver_drop(r.rx);

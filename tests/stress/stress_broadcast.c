@@ -26,6 +26,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,20 +57,13 @@ static const char *const role_names[] = {"sender", "receiver", "dropper"};
 
 /* One thread, on cache lines of its own (the watchdog reads its counters). */
 typedef struct worker {
-    _Alignas(64) run *run;
-    unsigned id;
+    _Alignas(64) stress_worker base;
+    run *run;
     role role;
     zc_bcast_sender *tx;   /* senders and droppers (droppers subscribe through it) */
     zc_bcast_receiver *rx; /* receivers */
     zc_bcast_recv recv;    /* receivers: the futures kind's stream */
-    zc_parker parker;
-    uint64_t rng;
     uint64_t seen, lagged; /* receivers: messages received, and missed per ZC_LAGGED */
-    /* relaxed: progress and state for the watchdog, which only prints them */
-    _Atomic uint64_t done;       /* messages sent or received */
-    _Atomic uint64_t cancels;    /* futures cancelled */
-    _Atomic(const char *) doing; /* what the thread is in now */
-    pthread_t thread;
 } worker;
 
 struct run {
@@ -77,6 +71,7 @@ struct run {
     stress_ledger report; /* only for its violation count and messages */
     stress_gate gate;
     worker *workers; /* senders, receivers, droppers */
+    stress_crew crew; /* the workers, for the run and the watchdog */
     zc_bcast_sender *tx;
     /* [S1] Senders add 1 (release) before dropping their sender; a receiver that sees
      * ZC_CLOSED reads it (acquire); droppers stop once it reaches P. */
@@ -95,55 +90,38 @@ static void count_drop(void *msg, void *ctx) {
     atomic_fetch_add_explicit(&((run *)ctx)->drops, 1, memory_order_relaxed);
 }
 
-static void set_doing(worker *w, const char *what) {
-    atomic_store_explicit(&w->doing, what, memory_order_relaxed);
-}
-
 static op_kind pick(worker *w) {
     op_kind k = w->run->opt.kind;
-    return k == OP_MIXED ? (op_kind)(stress_rng_next(&w->rng) % 3) : k;
-}
-
-static bool cancel_now(worker *w) {
-    if (!stress_rng_chance(&w->rng, w->run->opt.cancel)) return false;
-    atomic_fetch_add_explicit(&w->cancels, 1, memory_order_relaxed);
-    return true;
+    return k == OP_MIXED ? (op_kind)(stress_rng_next(&w->base.rng) % 3) : k;
 }
 
 /* ---- senders --------------------------------------------------------------------------- */
 
+static zc_status send_poll(void *f, const zc_waker *wk, void *arg) {
+    (void)arg;
+    return zc_bcast_send_poll(f, wk);
+}
+static void send_cancel(void *f) { zc_bcast_send_cancel(f); }
+static const stress_future_kind send_kind = {
+    send_poll, send_cancel, "zc_bcast_send_poll", "zc_bcast_send_cancel while registered",
+    "parked on a pending send", "zc_bcast_send_cancel after its wake"};
+
 static zc_status send_future(worker *w, const stress_msg *m) {
-    zc_waker wk = zc_parker_waker(&w->parker);
     zc_bcast_send f;
     zc_bcast_send_init(&f, w->tx, m);
-    for (;;) {
-        set_doing(w, "zc_bcast_send_poll");
-        zc_status st = zc_bcast_send_poll(&f, &wk);
-        if (st != ZC_PENDING) return st;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_bcast_send_cancel while registered");
-            zc_bcast_send_cancel(&f);
-            continue;
-        }
-        set_doing(w, "parked on a pending send");
-        zc_parker_park(&w->parker);
-        if (cancel_now(w)) {
-            set_doing(w, "zc_bcast_send_cancel after its wake");
-            zc_bcast_send_cancel(&f);
-        }
-    }
+    return stress_drive(&w->base, w->run->opt.cancel, &send_kind, &f, NULL);
 }
 
 static zc_status send_one(worker *w, const stress_msg *m) {
     zc_status st;
     switch (pick(w)) {
     case OP_BLOCKING:
-        set_doing(w, "zc_bcast_send_blocking");
+        stress_set_doing(&w->base, "zc_bcast_send_blocking");
         return zc_bcast_send_blocking(w->tx, m);
     case OP_FUTURES:
         return send_future(w, m);
     default:
-        set_doing(w, "zc_bcast_try_send loop");
+        stress_set_doing(&w->base, "zc_bcast_try_send loop");
         while ((st = zc_bcast_try_send(w->tx, m)) == ZC_FULL) sched_yield();
         return st;
     }
@@ -154,58 +132,58 @@ static void *sender_main(void *arg) {
     run *r = w->run;
     stress_gate_wait(&r->gate);
     for (uint32_t seq = 0; seq < r->opt.messages; seq++) {
-        stress_msg m = stress_msg_make(w->id, seq);
+        stress_msg m = stress_msg_make(w->base.id, seq);
         zc_status st = send_one(w, &m);
         if (st != ZC_OK) {
-            stress_ledger_fail(&r->report, "send: sender %u got %s for seq %" PRIu32, w->id,
+            stress_ledger_fail(&r->report, "send: sender %u got %s for seq %" PRIu32, w->base.id,
                                zc_status_str(st), seq);
             break;
         }
-        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
         /* Overflow sends never wait: give the receivers a chance now and then, so that
          * runs mix receiving and lagging instead of lagging through everything. */
-        if (r->opt.mode == ZC_BCAST_OVERFLOW && stress_rng_chance(&w->rng, 0.5)) sched_yield();
+        if (r->opt.mode == ZC_BCAST_OVERFLOW && stress_rng_chance(&w->base.rng, 0.5)) sched_yield();
     }
-    set_doing(w, "zc_bcast_sender_drop");
+    stress_set_doing(&w->base, "zc_bcast_sender_drop");
     /* [S1] release: pairs with the acquires in receiver_main and dropper_main */
     atomic_fetch_add_explicit(&r->senders_done, 1, memory_order_release);
     zc_bcast_sender_drop(w->tx);
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     return NULL;
 }
 
 /* ---- receivers ------------------------------------------------------------------------ */
 
+/* Where a broadcast receive future puts its message and the count it missed. */
+typedef struct recv_into {
+    stress_msg *out;
+    uint64_t *missed;
+} recv_into;
+
+static zc_status recv_poll(void *f, const zc_waker *wk, void *arg) {
+    recv_into *to = arg;
+    return zc_bcast_recv_poll(f, wk, to->out, to->missed);
+}
+static void recv_cancel(void *f) { zc_bcast_recv_cancel(f); }
+static const stress_future_kind recv_kind = {
+    recv_poll, recv_cancel, "zc_bcast_recv_poll", "zc_bcast_recv_cancel while registered",
+    "parked on a pending receive", "zc_bcast_recv_cancel after its wake"};
+
 static zc_status recv_future(worker *w, stress_msg *out, uint64_t *missed) {
-    zc_waker wk = zc_parker_waker(&w->parker);
-    for (;;) {
-        set_doing(w, "zc_bcast_recv_poll");
-        zc_status st = zc_bcast_recv_poll(&w->recv, &wk, out, missed);
-        if (st != ZC_PENDING) return st;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_bcast_recv_cancel while registered");
-            zc_bcast_recv_cancel(&w->recv);
-            continue;
-        }
-        set_doing(w, "parked on a pending receive");
-        zc_parker_park(&w->parker);
-        if (cancel_now(w)) {
-            set_doing(w, "zc_bcast_recv_cancel after its wake");
-            zc_bcast_recv_cancel(&w->recv);
-        }
-    }
+    recv_into to = {out, missed};
+    return stress_drive(&w->base, w->run->opt.cancel, &recv_kind, &w->recv, &to);
 }
 
 static zc_status recv_one(worker *w, stress_msg *out, uint64_t *missed) {
     zc_status st;
     switch (pick(w)) {
     case OP_BLOCKING:
-        set_doing(w, "zc_bcast_recv_blocking");
+        stress_set_doing(&w->base, "zc_bcast_recv_blocking");
         return zc_bcast_recv_blocking(w->rx, out, missed);
     case OP_FUTURES:
         return recv_future(w, out, missed);
     default:
-        set_doing(w, "zc_bcast_try_recv loop");
+        stress_set_doing(&w->base, "zc_bcast_try_recv loop");
         while ((st = zc_bcast_try_recv(w->rx, out, missed)) == ZC_EMPTY) sched_yield();
         return st;
     }
@@ -218,7 +196,7 @@ static void check_msg(worker *w, uint32_t *next, const stress_msg *m) {
     stress_msg want = stress_msg_make(m->producer, m->seq);
     if (m->producer >= r->opt.senders || m->check != want.check) {
         stress_ledger_fail(&r->report, "corrupt message: receiver %u got {%" PRIu32 ", %" PRIu32
-                           ", %016" PRIx64 "}", w->id, m->producer, m->seq, m->check);
+                           ", %016" PRIx64 "}", w->base.id, m->producer, m->seq, m->check);
         return;
     }
     bool exact = r->opt.mode == ZC_BCAST_BACKPRESSURE;
@@ -226,7 +204,7 @@ static void check_msg(worker *w, uint32_t *next, const stress_msg *m) {
         stress_ledger_fail(&r->report,
                            "order: receiver %u got sender %" PRIu32 " seq %" PRIu32
                            " where %s %" PRIu32 " was due",
-                           w->id, m->producer, m->seq, exact ? "exactly" : "at least",
+                           w->base.id, m->producer, m->seq, exact ? "exactly" : "at least",
                            next[m->producer]);
     next[m->producer] = m->seq + 1;
 }
@@ -245,7 +223,7 @@ static void *receiver_main(void *arg) {
         if (st == ZC_LAGGED) {
             if (r->opt.mode == ZC_BCAST_BACKPRESSURE || missed == 0 || missed > total)
                 stress_ledger_fail(&r->report, "lag: receiver %u got ZC_LAGGED(%" PRIu64
-                                   ") in %s mode, %" PRIu64 " sent in all", w->id, missed,
+                                   ") in %s mode, %" PRIu64 " sent in all", w->base.id, missed,
                                    mode_names[r->opt.mode], total);
             w->lagged += missed;
             continue;
@@ -253,24 +231,24 @@ static void *receiver_main(void *arg) {
         check_msg(w, next, &m);
         w->seen++;
         atomic_fetch_add_explicit(&r->received_all, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
     }
     if (st != ZC_CLOSED) {
-        stress_ledger_fail(&r->report, "recv: receiver %u got %s", w->id, zc_status_str(st));
+        stress_ledger_fail(&r->report, "recv: receiver %u got %s", w->base.id, zc_status_str(st));
     } else {
         /* [S1] acquire: pairs with the release in sender_main */
         unsigned gone = atomic_load_explicit(&r->senders_done, memory_order_acquire);
         if (gone != r->opt.senders)
             stress_ledger_fail(&r->report, "close: receiver %u got ZC_CLOSED with %" PRIu32
-                               " senders alive", w->id, r->opt.senders - gone);
+                               " senders alive", w->base.id, r->opt.senders - gone);
         if (w->seen + w->lagged != total)
             stress_ledger_fail(&r->report,
                                "count: receiver %u saw %" PRIu64 " and lagged %" PRIu64
                                ", %" PRIu64 " in all, of %" PRIu64 " sent",
-                               w->id, w->seen, w->lagged, w->seen + w->lagged, total);
+                               w->base.id, w->seen, w->lagged, w->seen + w->lagged, total);
     }
     free(next);
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     return NULL;
 }
 
@@ -294,22 +272,22 @@ static void *dropper_main(void *arg) {
     stress_gate_wait(&r->gate);
     /* [S1] acquire: pairs with the release in sender_main */
     while (atomic_load_explicit(&r->senders_done, memory_order_acquire) < r->opt.senders) {
-        set_doing(w, "subscribing");
+        stress_set_doing(&w->base, "subscribing");
         zc_bcast_receiver *a = zc_bcast_subscribe(w->tx);
         if (!a) exit(2);
-        nibble(w, a, (unsigned)(stress_rng_next(&w->rng) % 8));
-        set_doing(w, "cloning");
+        nibble(w, a, (unsigned)(stress_rng_next(&w->base.rng) % 8));
+        stress_set_doing(&w->base, "cloning");
         zc_bcast_receiver *b = zc_bcast_receiver_clone(a);
         if (!b) exit(2);
         sched_yield(); /* let the senders get ahead: a and b fall behind */
-        nibble(w, b, (unsigned)(stress_rng_next(&w->rng) % 8));
-        set_doing(w, "dropping");
+        nibble(w, b, (unsigned)(stress_rng_next(&w->base.rng) % 8));
+        stress_set_doing(&w->base, "dropping");
         zc_bcast_receiver_drop(a);
         zc_bcast_receiver_drop(b);
-        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
     }
     zc_bcast_sender_drop(w->tx);
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     return NULL;
 }
 
@@ -317,13 +295,22 @@ static void *dropper_main(void *arg) {
 
 static uint32_t threads_of(const options *o) { return o->senders + o->receivers + o->droppers; }
 
-static uint64_t progress(void *ctx) {
-    run *r = ctx;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < threads_of(&r->opt); i++)
-        sum += atomic_load_explicit(&r->workers[i].done, memory_order_relaxed);
-    return sum;
+/* A worker thread, by its role. */
+static void *worker_main(void *arg) {
+    static void *(*const mains[])(void *) = {sender_main, receiver_main, dropper_main};
+    worker *w = arg;
+    return mains[w->role](w);
 }
+
+/* Before worker i is joined: the main thread's own sender goes once the senders are
+ * done (workers 0 .. senders - 1), so that the channel closes with the last of theirs
+ * (droppers hold senders too: they subscribe). */
+static void drop_own_sender(void *ctx, uint32_t i) {
+    run *r = ctx;
+    if (i == r->opt.senders) zc_bcast_sender_drop(r->tx);
+}
+
+static uint64_t progress(void *ctx) { return stress_crew_done(&((run *)ctx)->crew, 0); }
 
 static void dump(void *ctx) {
     run *r = ctx;
@@ -334,13 +321,7 @@ static void dump(void *ctx) {
             " cap=%zu %s %s; held %zu, senders %zu, receivers %zu, closed %d\n",
             o->senders, o->receivers, o->droppers, o->messages, o->cap, mode_names[o->mode],
             kind_names[o->kind], info.len, info.senders, info.receivers, info.closed);
-    for (uint32_t i = 0; i < threads_of(o); i++) {
-        worker *w = &r->workers[i];
-        fprintf(stderr, "  %s %u: %" PRIu64 " done, %" PRIu64 " cancels, in %s\n",
-                role_names[w->role], w->id, atomic_load_explicit(&w->done, memory_order_relaxed),
-                atomic_load_explicit(&w->cancels, memory_order_relaxed),
-                atomic_load_explicit(&w->doing, memory_order_relaxed));
-    }
+    stress_crew_print(&r->crew);
 }
 
 static void usage(const char *argv0, int status) {
@@ -371,27 +352,20 @@ static options parse(int argc, char **argv) {
     static const struct option longs[] = {{"senders", required_argument, NULL, 'p'},
                                           {"receivers", required_argument, NULL, 'r'},
                                           {"droppers", required_argument, NULL, 'd'},
-                                          {"messages", required_argument, NULL, 'n'},
-                                          {"cap", required_argument, NULL, 'k'},
                                           {"overflow", no_argument, NULL, 'o'},
                                           {"mode", required_argument, NULL, 'm'},
-                                          {"cancel", required_argument, NULL, 'x'},
-                                          {"seed", required_argument, NULL, 's'},
-                                          {"stall", required_argument, NULL, 'w'},
+                                          STRESS_COMMON_LONGS,
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
+    stress_common_args common = {&o.messages, &o.cap, 1, 1u << 24, &o.cancel, &o.seed,
+                                 &o.stall_s};
     int c;
     while ((c = getopt_long(argc, argv, "p:r:d:n:k:om:x:s:w:h", longs, NULL)) != -1) {
         switch (c) {
         case 'p': o.senders = (uint32_t)stress_arg_num("--senders", optarg, 1, 1024); break;
         case 'r': o.receivers = (uint32_t)stress_arg_num("--receivers", optarg, 1, 1024); break;
         case 'd': o.droppers = (uint32_t)stress_arg_num("--droppers", optarg, 0, 1024); break;
-        case 'n': o.messages = (uint32_t)stress_arg_num("--messages", optarg, 0, UINT32_MAX); break;
-        case 'k': o.cap = (size_t)stress_arg_num("--cap", optarg, 1, 1u << 24); break;
         case 'o': o.mode = ZC_BCAST_OVERFLOW; break;
-        case 'x': o.cancel = stress_arg_prob("--cancel", optarg); break;
-        case 's': o.seed = stress_arg_num("--seed", optarg, 0, UINT64_MAX); break;
-        case 'w': o.stall_s = (unsigned)stress_arg_num("--stall", optarg, 1, 86400); break;
         case 'm': {
             int k = 0;
             while (k <= OP_MIXED && strcmp(optarg, kind_names[k]) != 0) k++;
@@ -400,7 +374,8 @@ static options parse(int argc, char **argv) {
             break;
         }
         case 'h': usage(argv[0], 0); break;
-        default: usage(argv[0], 2);
+        default:
+            if (!stress_common_arg(&common, c, optarg)) usage(argv[0], 2);
         }
     }
     if (optind != argc) usage(argv[0], 2);
@@ -432,20 +407,15 @@ int main(int argc, char **argv) {
     }
     stress_ledger_init(&r.report, 1, 1);
     stress_gate_init(&r.gate);
-    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
-    if (!r.workers) return 2;
-    memset(r.workers, 0, threads * sizeof *r.workers);
+    r.workers = stress_workers_new(threads, sizeof *r.workers, _Alignof(worker));
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
         w->run = &r;
         w->role = i < o->senders ? SENDER : i < o->senders + o->receivers ? RECEIVER : DROPPER;
-        w->id = w->role == SENDER ? i : w->role == RECEIVER ? i - o->senders
-                                                           : i - o->senders - o->receivers;
-        w->rng = stress_rng_seed(o->seed, i);
-        atomic_init(&w->done, 0);
-        atomic_init(&w->cancels, 0);
-        atomic_init(&w->doing, "waiting at the start gate");
-        zc_parker_init(&w->parker);
+        unsigned id = w->role == SENDER     ? i
+                      : w->role == RECEIVER ? i - o->senders
+                                            : i - o->senders - o->receivers;
+        stress_worker_init(&w->base, role_names[w->role], id, o->seed, i);
         if (w->role == RECEIVER) {
             w->rx = zc_bcast_receiver_clone(rx0); /* all at position 0: they see it all */
             if (!w->rx) return 2;
@@ -457,32 +427,14 @@ int main(int argc, char **argv) {
     zc_bcast_receiver_drop(rx0);
 
     stress_watchdog wd = {.progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
-    stress_watchdog_start(&wd);
-    double t0 = stress_now_s();
-    static void *(*const mains[])(void *) = {sender_main, receiver_main, dropper_main};
+    r.crew = (stress_crew){r.workers, threads, sizeof *r.workers,
+                           offsetof(worker, base), worker_main, drop_own_sender, &r};
+    double elapsed = stress_crew_run(&r.crew, &r.gate, &wd);
+    uint64_t lagged = 0, cancels = stress_crew_cancels(&r.crew);
     for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (pthread_create(&w->thread, NULL, mains[w->role], w)) {
-            fprintf(stderr, "stress_broadcast: cannot create thread %" PRIu32 "\n", i);
-            return 2;
-        }
-    }
-    /* The main thread's own sender goes once the senders are done, so that the channel
-     * closes with the last of theirs (droppers hold senders too: they subscribe). */
-    stress_gate_open(&r.gate);
-    uint64_t lagged = 0, cancels = 0;
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (i == o->senders) zc_bcast_sender_drop(r.tx); /* every sender joined */
-        pthread_join(w->thread, NULL);
-        lagged += w->lagged;
-        cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
-    }
-    double elapsed = stress_now_s() - t0;
-    stress_watchdog_stop(&wd);
-    for (uint32_t i = 0; i < threads; i++) {
+        lagged += r.workers[i].lagged;
         zc_bcast_receiver_drop(r.workers[i].rx); /* NULL for senders and droppers */
-        zc_parker_destroy(&r.workers[i].parker);
+        stress_worker_destroy(&r.workers[i].base);
     }
 
     /* Every handle is gone: each copy was received once or dropped once. */

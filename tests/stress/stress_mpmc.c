@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,19 +56,12 @@ typedef struct run run;
 /* One producer or consumer thread, on cache lines of its own so that the counters the
  * watchdog reads do not make neighbouring threads share a line. */
 typedef struct worker {
-    _Alignas(64) run *run;
-    unsigned id;
+    _Alignas(64) stress_worker base;
+    run *run;
     bool producer;
     zc_sender *tx;
     zc_receiver *rx;
     zc_recv recv; /* consumers: the receive stream of the futures kind */
-    zc_parker parker;
-    uint64_t rng;
-    /* relaxed: progress and state for the watchdog, which only prints them */
-    _Atomic uint64_t done;       /* messages sent or received */
-    _Atomic uint64_t cancels;    /* futures cancelled */
-    _Atomic(const char *) doing; /* what the thread is in now */
-    pthread_t thread;
 } worker;
 
 struct run {
@@ -75,6 +69,7 @@ struct run {
     stress_ledger ledger;
     stress_gate gate;
     worker *workers; /* producers first, then consumers */
+    stress_crew crew; /* the workers, for the run and the watchdog */
     zc_receiver *rx; /* the main thread's own receiver: info and the final drain */
     /* [S1] Each producer adds 1 (release) before it drops its sender; a consumer that
      * sees ZC_CLOSED reads it (acquire): anything below P means the channel reported
@@ -82,102 +77,77 @@ struct run {
     atomic_uint senders_done;
 };
 
-static void set_doing(worker *w, const char *what) {
-    atomic_store_explicit(&w->doing, what, memory_order_relaxed);
-}
-
 /* The kind of the next operation: a send may be any of the four, a receive any but
  * OP_PERMIT (permit mode receives as mixed). */
 static op_kind pick(worker *w, bool send) {
     op_kind mode = w->run->opt.mode;
     if (mode == OP_MIXED || (mode == OP_PERMIT && !send))
-        return (op_kind)(stress_rng_next(&w->rng) % (send ? 4 : 3));
+        return (op_kind)(stress_rng_next(&w->base.rng) % (send ? 4 : 3));
     return mode;
 }
 
-static bool cancel_now(worker *w) {
-    if (!stress_rng_chance(&w->rng, w->run->opt.cancel)) return false;
-    atomic_fetch_add_explicit(&w->cancels, 1, memory_order_relaxed);
-    return true;
+static zc_status send_poll(void *f, const zc_waker *wk, void *arg) {
+    (void)arg;
+    return zc_send_poll(f, wk);
 }
+static void send_cancel(void *f) { zc_send_cancel(f); }
+static const stress_future_kind send_kind = {
+    send_poll, send_cancel, "zc_send_poll", "zc_send_cancel while registered",
+    "parked on a pending send", "zc_send_cancel after its wake"};
+
+static zc_status recv_poll(void *f, const zc_waker *wk, void *out) {
+    return zc_recv_poll(f, wk, out);
+}
+static void recv_cancel(void *f) { zc_recv_cancel(f); }
+static const stress_future_kind recv_kind = {
+    recv_poll, recv_cancel, "zc_recv_poll", "zc_recv_cancel while registered",
+    "parked on a pending receive", "zc_recv_cancel after its wake"};
 
 /* A send future driven by the worker's parker, with random cancels (the message stays
- * ours: poll again, which starts the send over). */
+ * ours: polling again starts the send over). */
 static zc_status send_future(worker *w, const stress_msg *m) {
-    zc_waker wk = zc_parker_waker(&w->parker);
     zc_send f;
     zc_send_init(&f, w->tx, m);
-    for (;;) {
-        set_doing(w, "zc_send_poll");
-        zc_status st = zc_send_poll(&f, &wk);
-        if (st != ZC_PENDING) return st;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_send_cancel while registered");
-            zc_send_cancel(&f);
-            continue;
-        }
-        set_doing(w, "parked on a pending send");
-        zc_parker_park(&w->parker);
-        if (cancel_now(w)) {
-            set_doing(w, "zc_send_cancel after its wake");
-            zc_send_cancel(&f);
-        }
-    }
+    return stress_drive(&w->base, w->run->opt.cancel, &send_kind, &f, NULL);
 }
 
 /* As send_future, for the consumer's receive stream (a cancelled receive took nothing). */
 static zc_status recv_future(worker *w, stress_msg *out) {
-    zc_waker wk = zc_parker_waker(&w->parker);
-    for (;;) {
-        set_doing(w, "zc_recv_poll");
-        zc_status st = zc_recv_poll(&w->recv, &wk, out);
-        if (st != ZC_PENDING) return st;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_recv_cancel while registered");
-            zc_recv_cancel(&w->recv);
-            continue;
-        }
-        set_doing(w, "parked on a pending receive");
-        zc_parker_park(&w->parker);
-        if (cancel_now(w)) {
-            set_doing(w, "zc_recv_cancel after its wake");
-            zc_recv_cancel(&w->recv);
-        }
-    }
+    return stress_drive(&w->base, w->run->opt.cancel, &recv_kind, &w->recv, out);
 }
 
 /* Reserve a place (a future with random cancels, or blocking), then release it and
  * start over with probability --cancel, else commit m into it. */
 static zc_status send_permit(worker *w, const stress_msg *m) {
-    zc_waker wk = zc_parker_waker(&w->parker);
+    zc_waker wk = zc_parker_waker(&w->base.parker);
     for (;;) {
         zc_permit p;
         zc_status st;
-        if (stress_rng_next(&w->rng) % 2) {
-            set_doing(w, "zc_reserve_blocking");
+        if (stress_rng_next(&w->base.rng) % 2) {
+            stress_set_doing(&w->base, "zc_reserve_blocking");
             st = zc_reserve_blocking(w->tx, &p);
         } else {
             zc_reserve f;
             zc_reserve_init(&f, w->tx, &p);
             for (;;) {
-                set_doing(w, "zc_reserve_poll");
+                stress_set_doing(&w->base, "zc_reserve_poll");
                 if ((st = zc_reserve_poll(&f, &wk)) != ZC_PENDING) break;
-                if (cancel_now(w)) {
-                    set_doing(w, "zc_reserve_cancel while registered");
+                if (stress_cancel_now(&w->base, w->run->opt.cancel)) {
+                    stress_set_doing(&w->base, "zc_reserve_cancel while registered");
                     zc_reserve_cancel(&f);
                     continue;
                 }
-                set_doing(w, "parked on a pending reservation");
-                zc_parker_park(&w->parker);
+                stress_set_doing(&w->base, "parked on a pending reservation");
+                zc_parker_park(&w->base.parker);
             }
         }
         if (st != ZC_OK) return st;
-        if (cancel_now(w)) {
-            set_doing(w, "zc_permit_release");
+        if (stress_cancel_now(&w->base, w->run->opt.cancel)) {
+            stress_set_doing(&w->base, "zc_permit_release");
             if ((st = zc_permit_release(&p)) != ZC_OK) return st;
             continue;
         }
-        set_doing(w, "zc_permit_commit");
+        stress_set_doing(&w->base, "zc_permit_commit");
         return zc_permit_commit(&p, m);
     }
 }
@@ -188,12 +158,12 @@ static zc_status send_one(worker *w, const stress_msg *m) {
     case OP_PERMIT:
         return send_permit(w, m);
     case OP_BLOCKING:
-        set_doing(w, "zc_send_blocking");
+        stress_set_doing(&w->base, "zc_send_blocking");
         return zc_send_blocking(w->tx, m);
     case OP_FUTURES:
         return send_future(w, m);
     default:
-        set_doing(w, "zc_try_send loop");
+        stress_set_doing(&w->base, "zc_try_send loop");
         while ((st = zc_try_send(w->tx, m)) == ZC_FULL) sched_yield();
         return st;
     }
@@ -203,12 +173,12 @@ static zc_status recv_one(worker *w, stress_msg *out) {
     zc_status st;
     switch (pick(w, false)) {
     case OP_BLOCKING:
-        set_doing(w, "zc_recv_blocking");
+        stress_set_doing(&w->base, "zc_recv_blocking");
         return zc_recv_blocking(w->rx, out);
     case OP_FUTURES:
         return recv_future(w, out);
     default:
-        set_doing(w, "zc_try_recv loop");
+        stress_set_doing(&w->base, "zc_try_recv loop");
         while ((st = zc_try_recv(w->rx, out)) == ZC_EMPTY) sched_yield();
         return st;
     }
@@ -219,20 +189,20 @@ static void *producer_main(void *arg) {
     run *r = w->run;
     stress_gate_wait(&r->gate);
     for (uint32_t seq = 0; seq < r->opt.messages; seq++) {
-        stress_msg m = stress_msg_make(w->id, seq);
+        stress_msg m = stress_msg_make(w->base.id, seq);
         zc_status st = send_one(w, &m);
         if (st != ZC_OK) {
             stress_ledger_fail(&r->ledger, "send: producer %u got %s for seq %" PRIu32,
-                               w->id, zc_status_str(st), seq);
+                               w->base.id, zc_status_str(st), seq);
             break;
         }
-        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
     }
-    set_doing(w, "zc_sender_drop");
+    stress_set_doing(&w->base, "zc_sender_drop");
     /* [S1] release: pairs with the acquire in consumer_main */
     atomic_fetch_add_explicit(&r->senders_done, 1, memory_order_release);
     zc_sender_drop(w->tx);
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     return NULL;
 }
 
@@ -244,11 +214,11 @@ static void *consumer_main(void *arg) {
     zc_status st;
     stress_gate_wait(&r->gate);
     while ((st = recv_one(w, &m)) == ZC_OK) {
-        stress_ledger_take(&r->ledger, next_min, &m, "consumer", w->id);
-        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+        stress_ledger_take(&r->ledger, next_min, &m, "consumer", w->base.id);
+        atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
     }
     if (st != ZC_CLOSED) {
-        stress_ledger_fail(&r->ledger, "recv: consumer %u got %s", w->id,
+        stress_ledger_fail(&r->ledger, "recv: consumer %u got %s", w->base.id,
                            zc_status_str(st));
     } else {
         /* [S1] acquire: pairs with the release in producer_main */
@@ -257,25 +227,25 @@ static void *consumer_main(void *arg) {
             stress_ledger_fail(&r->ledger,
                                "close: consumer %u got ZC_CLOSED with %u of %" PRIu32
                                " senders still alive",
-                               w->id, r->opt.producers - gone, r->opt.producers);
+                               w->base.id, r->opt.producers - gone, r->opt.producers);
         st = zc_try_recv(w->rx, &m);
         if (st != ZC_CLOSED)
             stress_ledger_fail(&r->ledger,
                                "close: consumer %u got %s from zc_try_recv after ZC_CLOSED",
-                               w->id, zc_status_str(st));
+                               w->base.id, zc_status_str(st));
     }
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     free(next_min);
     return NULL;
 }
 
-static uint64_t progress(void *ctx) {
-    run *r = ctx;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < r->opt.producers + r->opt.consumers; i++)
-        sum += atomic_load_explicit(&r->workers[i].done, memory_order_relaxed);
-    return sum;
+/* A worker thread: a producer or a consumer, as the worker says. */
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    return w->producer ? producer_main(w) : consumer_main(w);
 }
+
+static uint64_t progress(void *ctx) { return stress_crew_done(&((run *)ctx)->crew, 0); }
 
 static void dump(void *ctx) {
     run *r = ctx;
@@ -286,14 +256,7 @@ static void dump(void *ctx) {
             o->producers, o->consumers, o->messages, o->cap, kind_names[o->mode], o->cancel,
             o->seed);
     stress_print_channel(r->rx);
-    for (uint32_t i = 0; i < o->producers + o->consumers; i++) {
-        worker *w = &r->workers[i];
-        fprintf(stderr, "  %s %u: %" PRIu64 " done, %" PRIu64 " cancels, in %s\n",
-                w->producer ? "producer" : "consumer", w->id,
-                atomic_load_explicit(&w->done, memory_order_relaxed),
-                atomic_load_explicit(&w->cancels, memory_order_relaxed),
-                atomic_load_explicit(&w->doing, memory_order_relaxed));
-    }
+    stress_crew_print(&r->crew);
 }
 
 /* Print the options; exit with status (0 for --help, 2 for a bad command line). */
@@ -326,14 +289,12 @@ static options parse(int argc, char **argv) {
                  .stall_s = 20};
     static const struct option longs[] = {{"producers", required_argument, NULL, 'p'},
                                           {"consumers", required_argument, NULL, 'c'},
-                                          {"messages", required_argument, NULL, 'n'},
-                                          {"cap", required_argument, NULL, 'k'},
                                           {"mode", required_argument, NULL, 'm'},
-                                          {"cancel", required_argument, NULL, 'x'},
-                                          {"seed", required_argument, NULL, 's'},
-                                          {"stall", required_argument, NULL, 'w'},
+                                          STRESS_COMMON_LONGS,
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
+    stress_common_args common = {&o.messages, &o.cap, 0, SIZE_MAX, &o.cancel, &o.seed,
+                                 &o.stall_s};
     int c;
     while ((c = getopt_long(argc, argv, "p:c:n:k:m:x:s:w:h", longs, NULL)) != -1) {
         switch (c) {
@@ -342,21 +303,6 @@ static options parse(int argc, char **argv) {
             break;
         case 'c':
             o.consumers = (uint32_t)stress_arg_num("--consumers", optarg, 1, 4096);
-            break;
-        case 'n':
-            o.messages = (uint32_t)stress_arg_num("--messages", optarg, 0, UINT32_MAX);
-            break;
-        case 'k':
-            o.cap = (size_t)stress_arg_num("--cap", optarg, 0, SIZE_MAX);
-            break;
-        case 'w':
-            o.stall_s = (unsigned)stress_arg_num("--stall", optarg, 1, 86400);
-            break;
-        case 's':
-            o.seed = stress_arg_num("--seed", optarg, 0, UINT64_MAX);
-            break;
-        case 'x':
-            o.cancel = stress_arg_prob("--cancel", optarg);
             break;
         case 'm': {
             int k = 0;
@@ -369,7 +315,7 @@ static options parse(int argc, char **argv) {
             usage(argv[0], 0);
             break;
         default:
-            usage(argv[0], 2);
+            if (!stress_common_arg(&common, c, optarg)) usage(argv[0], 2);
         }
     }
     if (optind != argc) usage(argv[0], 2);
@@ -388,31 +334,19 @@ int main(int argc, char **argv) {
            o->seed);
     fflush(stdout);
 
-    zc_config cfg = {.elem_size = sizeof(stress_msg)};
     zc_sender *tx;
-    zc_status st =
-        o->cap ? zc_bounded(o->cap, &cfg, &tx, &r.rx) : zc_unbounded(&cfg, &tx, &r.rx);
-    if (st != ZC_OK) {
-        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
-        return 1;
-    }
+    stress_channel_new(o->cap, &tx, &r.rx);
     stress_ledger_init(&r.ledger, o->producers, o->messages);
     stress_gate_init(&r.gate);
     atomic_init(&r.senders_done, 0);
-    /* aligned_alloc: each worker starts a cache line of its own (see worker) */
-    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
-    if (r.workers == NULL) return 2;
-    memset(r.workers, 0, threads * sizeof *r.workers);
+    /* each worker starts a cache line of its own (see worker) */
+    r.workers = stress_workers_new(threads, sizeof *r.workers, _Alignof(worker));
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
         w->run = &r;
         w->producer = i < o->producers;
-        w->id = w->producer ? i : i - o->producers;
-        w->rng = stress_rng_seed(o->seed, i);
-        atomic_init(&w->done, 0);
-        atomic_init(&w->cancels, 0);
-        atomic_init(&w->doing, "waiting at the start gate");
-        zc_parker_init(&w->parker);
+        stress_worker_init(&w->base, w->producer ? "producer" : "consumer",
+                           w->producer ? i : i - o->producers, o->seed, i);
         if (w->producer) {
             w->tx = zc_sender_clone(tx);
         } else {
@@ -421,36 +355,21 @@ int main(int argc, char **argv) {
         }
     }
     zc_sender_drop(tx); /* from here the producers hold the only senders */
+    r.crew = (stress_crew){r.workers, threads, sizeof *r.workers,
+                           offsetof(worker, base), worker_main, NULL, NULL};
 
     stress_watchdog wd = {
         .progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
-    stress_watchdog_start(&wd);
-    double t0 = stress_now_s();
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (pthread_create(&w->thread, NULL, w->producer ? producer_main : consumer_main,
-                           w)) {
-            fprintf(stderr, "stress: cannot create thread %" PRIu32 "\n", i);
-            return 2;
-        }
-    }
-    stress_gate_open(&r.gate);
-    uint64_t received = 0, cancels = 0;
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        pthread_join(w->thread, NULL);
-        if (!w->producer) received += atomic_load_explicit(&w->done, memory_order_relaxed);
-        cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
-    }
-    double elapsed = stress_now_s() - t0;
-    stress_watchdog_stop(&wd);
+    double elapsed = stress_crew_run(&r.crew, &r.gate, &wd);
+    uint64_t received = stress_crew_done(&r.crew, o->producers); /* the consumers' */
+    uint64_t cancels = stress_crew_cancels(&r.crew);
 
     stress_check_drained(&r.ledger, r.rx);
     bool ok = stress_ledger_verdict(&r.ledger, received);
 
     for (uint32_t i = 0; i < threads; i++) {
         zc_receiver_drop(r.workers[i].rx); /* NULL for producers: a no-op */
-        zc_parker_destroy(&r.workers[i].parker);
+        stress_worker_destroy(&r.workers[i].base);
     }
     zc_receiver_drop(r.rx);
     stress_ledger_free(&r.ledger);

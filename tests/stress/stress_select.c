@@ -28,6 +28,7 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,21 +56,14 @@ typedef struct run run;
 
 /* One thread, on cache lines of its own (the watchdog reads its counters). */
 typedef struct worker {
-    _Alignas(64) run *run;
-    unsigned id;
+    _Alignas(64) stress_worker base;
+    run *run;
     bool producer;
     zc_sender *tx[2];          /* producers: own channel, and (send-select) the next */
     zc_receiver **rx;          /* consumers: one receiver per channel */
     zc_select_case *cases;     /* consumers: one receive case per channel */
     stress_msg *out;           /* consumers: one out buffer per case */
     zc_select sel;             /* consumers: the futures kind's select */
-    zc_parker parker;
-    uint64_t rng;
-    /* relaxed: progress and state for the watchdog, which only prints them */
-    _Atomic uint64_t done;       /* messages sent or received */
-    _Atomic uint64_t cancels;    /* selects cancelled or timed out */
-    _Atomic(const char *) doing; /* what the thread is in now */
-    pthread_t thread;
 } worker;
 
 struct run {
@@ -77,6 +71,7 @@ struct run {
     stress_ledger ledger;
     stress_gate gate;
     worker *workers;     /* producers first, then consumers */
+    stress_crew crew;    /* the workers, for the run and the watchdog */
     zc_receiver **rx;    /* the main thread's receiver of each channel */
     /* [S1] Producers add 1 (release) per sender of a channel before dropping it; a
      * consumer told that channel i is closed reads senders_done[i] (acquire): fewer than
@@ -85,15 +80,11 @@ struct run {
     unsigned *senders_of;
 };
 
-static void set_doing(worker *w, const char *what) {
-    atomic_store_explicit(&w->doing, what, memory_order_relaxed);
-}
-
 static void count_cancel(worker *w) {
-    atomic_fetch_add_explicit(&w->cancels, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&w->base.cancels, 1, memory_order_relaxed);
 }
 
-static bool chance(worker *w, double p) { return stress_rng_chance(&w->rng, p); }
+static bool chance(worker *w, double p) { return stress_rng_chance(&w->base.rng, p); }
 
 /* ---- producers ---------------------------------------------------------------------- */
 
@@ -102,7 +93,7 @@ static zc_status select_send(worker *w, const stress_msg *m, size_t *index) {
     zc_select_case c[2];
     size_t n = w->tx[1] ? 2 : 1;
     for (size_t i = 0; i < n; i++) zc_select_send_case(&c[i], w->tx[i], m);
-    set_doing(w, "zc_select_blocking over send cases");
+    stress_set_doing(&w->base, "zc_select_blocking over send cases");
     return zc_select_blocking(c, n, 0, index);
 }
 
@@ -111,56 +102,46 @@ static void *producer_main(void *arg) {
     run *r = w->run;
     stress_gate_wait(&r->gate);
     for (uint32_t seq = 0; seq < r->opt.messages; seq++) {
-        stress_msg m = stress_msg_make(w->id, seq);
+        stress_msg m = stress_msg_make(w->base.id, seq);
         size_t index = 0;
         zc_status st;
         if (r->opt.send_select) {
             st = select_send(w, &m, &index);
         } else {
-            set_doing(w, "zc_send_blocking");
+            stress_set_doing(&w->base, "zc_send_blocking");
             st = zc_send_blocking(w->tx[0], &m);
         }
         if (st != ZC_OK) {
             stress_ledger_fail(&r->ledger, "send: producer %u got %s (case %zu) for seq %" PRIu32,
-                               w->id, zc_status_str(st), index, seq);
+                               w->base.id, zc_status_str(st), index, seq);
             break;
         }
-        atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
     }
-    set_doing(w, "dropping its senders");
+    stress_set_doing(&w->base, "dropping its senders");
     uint32_t P = r->opt.producers;
     for (unsigned i = 0; i < 2 && w->tx[i]; i++) {
         /* [S1] release: pairs with the acquire in consumer_main */
-        atomic_fetch_add_explicit(&r->senders_done[(w->id + i) % P], 1, memory_order_release);
+        atomic_fetch_add_explicit(&r->senders_done[(w->base.id + i) % P], 1, memory_order_release);
         zc_sender_drop(w->tx[i]);
     }
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     return NULL;
 }
 
 /* ---- consumers ---------------------------------------------------------------------- */
 
+static zc_status select_poll(void *f, const zc_waker *wk, void *index) {
+    return zc_select_poll(f, wk, index);
+}
+static void select_cancel(void *f) { zc_select_cancel(f); }
+static const stress_future_kind select_kind = {
+    select_poll, select_cancel, "zc_select_poll", "zc_select_cancel while registered",
+    "parked on a pending select", "zc_select_cancel after its wake"};
+
 /* One selection through a polled zc_select, with random cancels. */
 static zc_status select_future(worker *w, size_t *index) {
-    zc_waker wk = zc_parker_waker(&w->parker);
-    for (;;) {
-        set_doing(w, "zc_select_poll");
-        zc_status st = zc_select_poll(&w->sel, &wk, index);
-        if (st != ZC_PENDING) return st;
-        if (chance(w, w->run->opt.cancel)) {
-            set_doing(w, "zc_select_cancel while registered");
-            zc_select_cancel(&w->sel);
-            count_cancel(w);
-            continue;
-        }
-        set_doing(w, "parked on a pending select");
-        zc_parker_park(&w->parker);
-        if (chance(w, w->run->opt.cancel)) {
-            set_doing(w, "zc_select_cancel after its wake");
-            zc_select_cancel(&w->sel);
-            count_cancel(w);
-        }
-    }
+    return stress_drive(&w->base, w->run->opt.cancel, &select_kind, &w->sel, index);
 }
 
 static zc_status select_one(worker *w, size_t *index) {
@@ -168,19 +149,19 @@ static zc_status select_one(worker *w, size_t *index) {
     op_kind kind = w->run->opt.mode;
     unsigned flags = 0;
     if (kind == OP_MIXED) {
-        kind = (op_kind)(stress_rng_next(&w->rng) % 3);
+        kind = (op_kind)(stress_rng_next(&w->base.rng) % 3);
         flags = chance(w, 0.25) ? ZC_SELECT_ORDERED : 0;
     }
     switch (kind) {
     case OP_BLOCKING:
-        set_doing(w, "zc_select_blocking");
+        stress_set_doing(&w->base, "zc_select_blocking");
         return zc_select_blocking(w->cases, n, flags, index);
     case OP_FUTURES:
         return select_future(w, index);
     default:
         for (;;) {
-            set_doing(w, "zc_select_timeout");
-            uint64_t timeout_ns = stress_rng_next(&w->rng) % 20001;
+            stress_set_doing(&w->base, "zc_select_timeout");
+            uint64_t timeout_ns = stress_rng_next(&w->base.rng) % 20001;
             zc_status st = zc_select_timeout(w->cases, n, flags, timeout_ns, index);
             if (st != ZC_TIMEDOUT) return st;
             count_cancel(w);
@@ -200,7 +181,7 @@ static void *consumer_main(void *arg) {
         if (st == ZC_CLOSED && index == P) break; /* every case disabled */
         if (index >= P) {
             stress_ledger_fail(&r->ledger, "select: consumer %u got %s with index %zu",
-                               w->id, zc_status_str(st), index);
+                               w->base.id, zc_status_str(st), index);
             break;
         }
         if (st == ZC_OK) {
@@ -208,13 +189,13 @@ static void *consumer_main(void *arg) {
             /* With --send-select a producer's messages are spread over two channels,
              * so no order holds between them: check exactly-once only. */
             if (r->opt.send_select && m->producer < P) next_min[m->producer] = 0;
-            stress_ledger_take(&r->ledger, next_min, m, "consumer", w->id);
-            atomic_fetch_add_explicit(&w->done, 1, memory_order_relaxed);
+            stress_ledger_take(&r->ledger, next_min, m, "consumer", w->base.id);
+            atomic_fetch_add_explicit(&w->base.done, 1, memory_order_relaxed);
             continue;
         }
         if (st != ZC_CLOSED) {
             stress_ledger_fail(&r->ledger, "select: consumer %u got %s for channel %zu",
-                               w->id, zc_status_str(st), index);
+                               w->base.id, zc_status_str(st), index);
             break;
         }
         /* [S1] acquire: pairs with the release in producer_main */
@@ -223,24 +204,24 @@ static void *consumer_main(void *arg) {
             stress_ledger_fail(&r->ledger,
                                "close: consumer %u saw channel %zu closed with %u of %u "
                                "senders alive",
-                               w->id, index, r->senders_of[index] - gone,
+                               w->base.id, index, r->senders_of[index] - gone,
                                r->senders_of[index]);
         zc_select_disable(&w->sel, index); /* the cases are shared by every kind */
     }
-    set_doing(w, "done");
+    stress_set_doing(&w->base, "done");
     free(next_min);
     return NULL;
 }
 
 /* ---- watchdog, options, main ------------------------------------------------------- */
 
-static uint64_t progress(void *ctx) {
-    run *r = ctx;
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < r->opt.producers + r->opt.consumers; i++)
-        sum += atomic_load_explicit(&r->workers[i].done, memory_order_relaxed);
-    return sum;
+/* A worker thread: a producer or a consumer, as the worker says. */
+static void *worker_main(void *arg) {
+    worker *w = arg;
+    return w->producer ? producer_main(w) : consumer_main(w);
 }
+
+static uint64_t progress(void *ctx) { return stress_crew_done(&((run *)ctx)->crew, 0); }
 
 static void dump(void *ctx) {
     run *r = ctx;
@@ -252,14 +233,7 @@ static void dump(void *ctx) {
         fprintf(stderr, "  channel %" PRIu32 ": ", i);
         stress_print_channel(r->rx[i]);
     }
-    for (uint32_t i = 0; i < o->producers + o->consumers; i++) {
-        worker *w = &r->workers[i];
-        fprintf(stderr, "  %s %u: %" PRIu64 " done, %" PRIu64 " cancels, in %s\n",
-                w->producer ? "producer" : "consumer", w->id,
-                atomic_load_explicit(&w->done, memory_order_relaxed),
-                atomic_load_explicit(&w->cancels, memory_order_relaxed),
-                atomic_load_explicit(&w->doing, memory_order_relaxed));
-    }
+    stress_crew_print(&r->crew);
 }
 
 static void usage(const char *argv0, int status) {
@@ -287,26 +261,19 @@ static options parse(int argc, char **argv) {
                  .mode = OP_MIXED, .cancel = 0.1, .seed = 1, .stall_s = 20};
     static const struct option longs[] = {{"producers", required_argument, NULL, 'p'},
                                           {"consumers", required_argument, NULL, 'c'},
-                                          {"messages", required_argument, NULL, 'n'},
-                                          {"cap", required_argument, NULL, 'k'},
                                           {"mode", required_argument, NULL, 'm'},
-                                          {"cancel", required_argument, NULL, 'x'},
                                           {"send-select", no_argument, NULL, 'S'},
-                                          {"seed", required_argument, NULL, 's'},
-                                          {"stall", required_argument, NULL, 'w'},
+                                          STRESS_COMMON_LONGS,
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
+    stress_common_args common = {&o.messages, &o.cap, 1, SIZE_MAX, &o.cancel, &o.seed,
+                                 &o.stall_s};
     int c;
     while ((c = getopt_long(argc, argv, "p:c:n:k:m:x:Ss:w:h", longs, NULL)) != -1) {
         switch (c) {
         case 'p': o.producers = (uint32_t)stress_arg_num("--producers", optarg, 1, 1024); break;
         case 'c': o.consumers = (uint32_t)stress_arg_num("--consumers", optarg, 1, 1024); break;
-        case 'n': o.messages = (uint32_t)stress_arg_num("--messages", optarg, 0, UINT32_MAX); break;
-        case 'k': o.cap = (size_t)stress_arg_num("--cap", optarg, 1, SIZE_MAX); break;
-        case 'x': o.cancel = stress_arg_prob("--cancel", optarg); break;
         case 'S': o.send_select = true; break;
-        case 's': o.seed = stress_arg_num("--seed", optarg, 0, UINT64_MAX); break;
-        case 'w': o.stall_s = (unsigned)stress_arg_num("--stall", optarg, 1, 86400); break;
         case 'm': {
             int k = 0;
             while (k <= OP_MIXED && strcmp(optarg, kind_names[k]) != 0) k++;
@@ -315,7 +282,8 @@ static options parse(int argc, char **argv) {
             break;
         }
         case 'h': usage(argv[0], 0); break;
-        default: usage(argv[0], 2);
+        default:
+            if (!stress_common_arg(&common, c, optarg)) usage(argv[0], 2);
         }
     }
     if (optind != argc) usage(argv[0], 2);
@@ -359,19 +327,13 @@ int main(int argc, char **argv) {
     }
     stress_ledger_init(&r.ledger, P, o->messages);
     stress_gate_init(&r.gate);
-    r.workers = aligned_alloc(_Alignof(worker), threads * sizeof *r.workers);
-    if (!r.workers) return 2;
-    memset(r.workers, 0, threads * sizeof *r.workers);
+    r.workers = stress_workers_new(threads, sizeof *r.workers, _Alignof(worker));
     for (uint32_t i = 0; i < threads; i++) {
         worker *w = &r.workers[i];
         w->run = &r;
         w->producer = i < P;
-        w->id = w->producer ? i : i - P;
-        w->rng = stress_rng_seed(o->seed, i);
-        atomic_init(&w->done, 0);
-        atomic_init(&w->cancels, 0);
-        atomic_init(&w->doing, "waiting at the start gate");
-        zc_parker_init(&w->parker);
+        stress_worker_init(&w->base, w->producer ? "producer" : "consumer",
+                           w->producer ? i : i - P, o->seed, i);
         if (w->producer) {
             w->tx[0] = zc_sender_clone(tx[i]);
             r.senders_of[i]++;
@@ -393,25 +355,11 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < P; i++) zc_sender_drop(tx[i]); /* producers hold the rest */
 
     stress_watchdog wd = {.progress = progress, .dump = dump, .ctx = &r, .stall_s = o->stall_s};
-    stress_watchdog_start(&wd);
-    double t0 = stress_now_s();
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        if (pthread_create(&w->thread, NULL, w->producer ? producer_main : consumer_main, w)) {
-            fprintf(stderr, "stress_select: cannot create thread %" PRIu32 "\n", i);
-            return 2;
-        }
-    }
-    stress_gate_open(&r.gate);
-    uint64_t received = 0, cancels = 0;
-    for (uint32_t i = 0; i < threads; i++) {
-        worker *w = &r.workers[i];
-        pthread_join(w->thread, NULL);
-        if (!w->producer) received += atomic_load_explicit(&w->done, memory_order_relaxed);
-        cancels += atomic_load_explicit(&w->cancels, memory_order_relaxed);
-    }
-    double elapsed = stress_now_s() - t0;
-    stress_watchdog_stop(&wd);
+    r.crew = (stress_crew){r.workers, threads, sizeof *r.workers,
+                           offsetof(worker, base), worker_main, NULL, NULL};
+    double elapsed = stress_crew_run(&r.crew, &r.gate, &wd);
+    uint64_t received = stress_crew_done(&r.crew, o->producers); /* the consumers' */
+    uint64_t cancels = stress_crew_cancels(&r.crew);
 
     for (uint32_t i = 0; i < P; i++) stress_check_drained(&r.ledger, r.rx[i]);
     bool ok = stress_ledger_verdict(&r.ledger, received);
@@ -422,7 +370,7 @@ int main(int argc, char **argv) {
         free(w->rx);
         free(w->cases);
         free(w->out);
-        zc_parker_destroy(&w->parker);
+        stress_worker_destroy(&w->base);
     }
     for (uint32_t i = 0; i < P; i++) zc_receiver_drop(r.rx[i]);
     free(tx);

@@ -216,15 +216,13 @@ static options parse(int argc, char **argv) {
                  .stall_s = 20};
     static const struct option longs[] = {{"senders", required_argument, NULL, 'S'},
                                           {"receivers", required_argument, NULL, 'R'},
-                                          {"messages", required_argument, NULL, 'n'},
-                                          {"cap", required_argument, NULL, 'k'},
                                           {"workers", required_argument, NULL, 't'},
                                           {"batch", required_argument, NULL, 'b'},
-                                          {"cancel", required_argument, NULL, 'x'},
-                                          {"seed", required_argument, NULL, 's'},
-                                          {"stall", required_argument, NULL, 'w'},
+                                          STRESS_COMMON_LONGS,
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
+    stress_common_args common = {&o.messages, &o.cap, 1, SIZE_MAX, &o.cancel, &o.seed,
+                                 &o.stall_s};
     int c;
     while ((c = getopt_long(argc, argv, "S:R:n:k:t:b:x:s:w:h", longs, NULL)) != -1) {
         switch (c) {
@@ -234,32 +232,17 @@ static options parse(int argc, char **argv) {
         case 'R':
             o.receivers = (uint32_t)stress_arg_num("--receivers", optarg, 1, 4096);
             break;
-        case 'n':
-            o.messages = (uint32_t)stress_arg_num("--messages", optarg, 0, UINT32_MAX);
-            break;
-        case 'k':
-            o.cap = (size_t)stress_arg_num("--cap", optarg, 1, SIZE_MAX);
-            break;
         case 't':
             o.workers = (unsigned)stress_arg_num("--workers", optarg, 0, 256);
             break;
         case 'b':
             o.batch = (uint32_t)stress_arg_num("--batch", optarg, 1, UINT32_MAX);
             break;
-        case 's':
-            o.seed = stress_arg_num("--seed", optarg, 0, UINT64_MAX);
-            break;
-        case 'w':
-            o.stall_s = (unsigned)stress_arg_num("--stall", optarg, 1, 86400);
-            break;
-        case 'x':
-            o.cancel = stress_arg_prob("--cancel", optarg);
-            break;
         case 'h':
             usage(argv[0], 0);
             break;
         default:
-            usage(argv[0], 2);
+            if (!stress_common_arg(&common, c, optarg)) usage(argv[0], 2);
         }
     }
     if (optind != argc) usage(argv[0], 2);
@@ -276,13 +259,8 @@ int main(int argc, char **argv) {
            o->senders, o->receivers, o->messages, o->cap, o->workers, o->cancel, o->seed);
     fflush(stdout);
 
-    zc_config cfg = {.elem_size = sizeof(stress_msg)};
     zc_sender *tx;
-    zc_status st = zc_bounded(o->cap, &cfg, &tx, &r.rx);
-    if (st != ZC_OK) {
-        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
-        return 1;
-    }
+    stress_channel_new(o->cap, &tx, &r.rx); /* cap >= 1: --cap's least */
     ex_executor *ex = ex_new(o->workers);
     r.senders = calloc(o->senders, sizeof *r.senders);
     r.receivers = calloc(o->receivers, sizeof *r.receivers);

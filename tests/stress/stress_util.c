@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Print at most this many violation lines; the verdict still counts them all. */
@@ -225,6 +226,99 @@ void stress_watchdog_stop(stress_watchdog *wd) {
     pthread_mutex_destroy(&wd->mu);
 }
 
+void stress_worker_init(stress_worker *w, const char *role, unsigned id, uint64_t seed,
+                        uint64_t stream) {
+    w->role = role;
+    w->id = id;
+    w->rng = stress_rng_seed(seed, stream);
+    zc_parker_init(&w->parker);
+    atomic_init(&w->done, 0);
+    atomic_init(&w->cancels, 0);
+    atomic_init(&w->doing, "waiting at the start gate");
+}
+
+void stress_worker_destroy(stress_worker *w) { zc_parker_destroy(&w->parker); }
+
+void stress_set_doing(stress_worker *w, const char *what) {
+    atomic_store_explicit(&w->doing, what, memory_order_relaxed); /* for the dump only */
+}
+
+bool stress_cancel_now(stress_worker *w, double p) {
+    if (!stress_rng_chance(&w->rng, p)) return false;
+    atomic_fetch_add_explicit(&w->cancels, 1, memory_order_relaxed); /* a count */
+    return true;
+}
+
+zc_status stress_drive(stress_worker *w, double p, const stress_future_kind *k, void *future,
+                       void *arg) {
+    zc_waker wk = zc_parker_waker(&w->parker);
+    for (;;) {
+        stress_set_doing(w, k->polling);
+        zc_status st = k->poll(future, &wk, arg);
+        if (st != ZC_PENDING) return st;
+        if (stress_cancel_now(w, p)) {
+            stress_set_doing(w, k->cancel_pending);
+            k->cancel(future);
+            continue;
+        }
+        stress_set_doing(w, k->parked);
+        zc_parker_park(&w->parker);
+        if (stress_cancel_now(w, p)) {
+            stress_set_doing(w, k->cancel_woken);
+            k->cancel(future);
+        }
+    }
+}
+
+stress_worker *stress_crew_worker(const stress_crew *c, uint32_t i) {
+    return (stress_worker *)((char *)c->workers + (size_t)i * c->size + c->base_at);
+}
+
+double stress_crew_run(const stress_crew *c, stress_gate *gate, stress_watchdog *wd) {
+    stress_watchdog_start(wd);
+    double t0 = stress_now_s();
+    for (uint32_t i = 0; i < c->n; i++) {
+        void *w = (char *)c->workers + (size_t)i * c->size;
+        if (pthread_create(&stress_crew_worker(c, i)->thread, NULL, c->start, w) != 0) {
+            fprintf(stderr, "stress: cannot create thread %" PRIu32 "\n", i);
+            exit(2);
+        }
+    }
+    stress_gate_open(gate);
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->before_join != NULL) c->before_join(c->ctx, i);
+        pthread_join(stress_crew_worker(c, i)->thread, NULL);
+    }
+    double elapsed = stress_now_s() - t0;
+    stress_watchdog_stop(wd);
+    return elapsed;
+}
+
+uint64_t stress_crew_done(const stress_crew *c, uint32_t from) {
+    uint64_t sum = 0;
+    for (uint32_t i = from; i < c->n; i++) /* relaxed: a progress count */
+        sum += atomic_load_explicit(&stress_crew_worker(c, i)->done, memory_order_relaxed);
+    return sum;
+}
+
+uint64_t stress_crew_cancels(const stress_crew *c) {
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < c->n; i++) /* relaxed: read after the joins */
+        sum += atomic_load_explicit(&stress_crew_worker(c, i)->cancels, memory_order_relaxed);
+    return sum;
+}
+
+void stress_crew_print(const stress_crew *c) {
+    for (uint32_t i = 0; i < c->n; i++) {
+        stress_worker *w = stress_crew_worker(c, i);
+        /* relaxed: what the threads report, printed as it is now */
+        fprintf(stderr, "  %s %u: %" PRIu64 " done, %" PRIu64 " cancels, in %s\n", w->role,
+                w->id, atomic_load_explicit(&w->done, memory_order_relaxed),
+                atomic_load_explicit(&w->cancels, memory_order_relaxed),
+                atomic_load_explicit(&w->doing, memory_order_relaxed));
+    }
+}
+
 uint64_t stress_rng_seed(uint64_t seed, uint64_t stream) {
     uint64_t s = mix64(seed + 0x9e3779b97f4a7c15u * (stream + 1));
     return s ? s : 1; /* xorshift must not start at 0 */
@@ -290,6 +384,37 @@ uint32_t stress_scaled(uint32_t messages) {
         exit(2);
     }
     return (uint32_t)(messages * scale);
+}
+
+bool stress_common_arg(const stress_common_args *a, int c, const char *value) {
+    switch (c) {
+    case 'n': *a->messages = (uint32_t)stress_arg_num("--messages", value, 0, UINT32_MAX); break;
+    case 'k': *a->cap = (size_t)stress_arg_num("--cap", value, a->cap_min, a->cap_max); break;
+    case 'x': *a->cancel = stress_arg_prob("--cancel", value); break;
+    case 's': *a->seed = stress_arg_num("--seed", value, 0, UINT64_MAX); break;
+    case 'w': *a->stall_s = (unsigned)stress_arg_num("--stall", value, 1, 86400); break;
+    default: return false;
+    }
+    return true;
+}
+
+void stress_channel_new(size_t cap, zc_sender **tx, zc_receiver **rx) {
+    zc_config cfg = {.elem_size = sizeof(stress_msg)};
+    zc_status st = cap ? zc_bounded(cap, &cfg, tx, rx) : zc_unbounded(&cfg, tx, rx);
+    if (st != ZC_OK) {
+        fprintf(stderr, "FAIL: creating the channel gave %s\n", zc_status_str(st));
+        exit(1);
+    }
+}
+
+void *stress_workers_new(uint32_t n, size_t size, size_t align) {
+    size_t bytes = (size_t)n * size; /* size is a multiple of align: a struct's size */
+    void *w = aligned_alloc(align, bytes);
+    if (w == NULL) {
+        fprintf(stderr, "stress: no memory for %" PRIu32 " workers\n", n);
+        exit(2);
+    }
+    return memset(w, 0, bytes);
 }
 
 void stress_check_drained(stress_ledger *l, zc_receiver *rx) {

@@ -1,10 +1,10 @@
 /* Compile-only test (test_builds_with_lto): a program built together with zchan's
  * sources under -flto -O3 -Werror, as a project that adds zchan to its own build and
  * optimises across it. Link-time inlining puts zchan's message copy next to this file's
- * 4-byte message objects; gcc 12 reported the copy's 8- and 16-byte branches, which
- * cannot run for this channel, as overflows of them and failed the build (found by the
- * session-9 break test). Kept to one send and one receive: with more call sites gcc
- * inlines less, and the check would no longer look where it failed. */
+ * 4-byte message objects, where gcc 12 can report the copy's 8- and 16-byte branches,
+ * which cannot run for this channel, as overflows of them and fail the build. Kept to one
+ * send and one receive: with more call sites gcc inlines less, and the check would no
+ * longer look at that copy. */
 #include <zchan/mpmc.h>
 
 int main(void) {

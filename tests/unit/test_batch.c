@@ -600,9 +600,9 @@ static void test_timeouts_report_timedout_with_what_was_done(void **state) {
     fixture_done(&f);
 }
 
-/* Found by a break test: an all-or-nothing batch that found a released reservation (a
- * hole) at the oldest place skipped it, which freed its slot, then said ZC_FULL for want
- * of more slots, and woke no sender for the slot it freed (waker rule 4). */
+/* An all-or-nothing batch finds a released reservation (a hole) at the oldest place and
+ * skips it, which frees its slot, then says ZC_FULL for want of more slots. It must wake
+ * a sender for the slot it freed (waker rule 4). */
 static void test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_slot(
     void **state) {
     (void)state;
@@ -644,9 +644,9 @@ static void test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_s
     zc_receiver_drop(rx);
 }
 
-/* Found by a break test of inline executors (as test_future.c's twins): a batch receive
- * polled again while still registered took a message, and the wake it owed a sender ran
- * an inline sender whose send woke this very future inside its poll. */
+/* Under an inline executor (as test_future.c's twins): a batch receive polled again while
+ * still registered takes a message, and the wake it owes a sender runs an inline sender
+ * whose send wakes this very future inside its poll. */
 
 typedef struct inline_batch_recv {
     zc_recv_many f;
@@ -725,9 +725,9 @@ static void test_recv_many_waking_many_inline_senders_does_not_nest_their_wakes(
 
 /* Rule 5 under an executor that polls inside the wake: 2k sender tasks wait on a full
  * bounded(k); one receive of k frees k slots and must wake the k oldest, once each, and
- * no one else. (It made 2k - 1 wakes: its first owed wake ran the first sender, whose
- * pass-on chain filled all k slots before the receive made its k - 1 other owed wakes,
- * each to a sender that then found the channel full. Found by a break test.) */
+ * no one else: its first owed wake runs the first sender, whose pass-on chain may fill all
+ * k slots before the receive makes its k - 1 other owed wakes, which must then not go to
+ * senders that would find the channel full (2k - 1 wakes). */
 enum { HERD_K = 10 };
 static void test_recv_many_wakes_inline_senders_once_per_freed_slot(void **state) {
     (void)state;
@@ -843,7 +843,7 @@ static void test_send_many_wakes_past_stale_holders_unbounded(void **state) {
  * inside the wake; a receive frees one slot, too little for any: each woken future
  * passes the wake-up on and registers at the back, until it comes round to one that has
  * passed at this head already. Those pass-ons go one after another, not one wake deeper
- * per future (they were: k deep; found by a break test). */
+ * per future (k deep). */
 typedef struct nest_aon {
     zc_send_many f;
     zc_waker w;

@@ -386,8 +386,8 @@ static void test_blocked_send_is_woken_past_two_unpolled_send_futures(void **unu
 /* A permit held at the oldest place keeps two messages behind it from the receivers. A
  * receive future and then a thread wait; the future is woken by the commit (or release)
  * and left unpolled. The commit lets three messages through (the release two), so the
- * thread must be woken too, not left to the future's pass-on (a break test: one wake a
- * commit, the thread timed out with three messages in the channel). */
+ * thread must be woken too, not left to the future's pass-on (with one wake a commit, the
+ * thread would time out with three messages in the channel). */
 static void blocked_recv_is_woken_for_what_a_permit_lets_through(bool commit) {
     zc_sender *tx;
     zc_receiver *rx;

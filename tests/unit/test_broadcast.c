@@ -404,7 +404,7 @@ static void test_last_receiver_drop_closes_and_drops_what_is_left(void **state) 
 /* A drop that wakes waiters must do so while its own handle still counts: once it no
  * longer does, the other thread may drop the last handle and free the channel under the
  * wakes. Freed memory is still mapped, so this shows only under AddressSanitizer (the
- * asan preset); found by a fresh-user test. DROP_ROUNDS rounds of each race. */
+ * asan preset). DROP_ROUNDS rounds of each race. */
 enum { DROP_ROUNDS = 1000 };
 
 static zc_bcast_receiver *drop_rx;
@@ -614,7 +614,7 @@ static void test_bad_arguments_return_einval_and_create_nothing(void **state) {
     assert_int_equal(zc_bcast_new(4, &cfg, NULL, &rx), ZC_EINVAL);
     assert_int_equal(zc_bcast_new(SIZE_MAX / 4, &cfg, &tx, &rx), ZC_EINVAL);
     /* The whole size, cap * (elem_size + sizeof(size_t)), overflows although each of its
-     * two arrays alone fits (it was ZC_ENOMEM: found by a break test). */
+     * two arrays alone fits: ZC_EINVAL, not ZC_ENOMEM. */
     assert_int_equal(zc_bcast_new(SIZE_MAX / (8 + sizeof(size_t)) + 1, &cfg, &tx, &rx),
                      ZC_EINVAL);
     assert_null(tx);
@@ -732,11 +732,11 @@ static void test_blocking_backpressure_delivers_everything_to_every_thread(void 
     }
 }
 
-/* Found by a break test of inline executors (as test_future.c's): a send future polled
- * again while still registered sent, and the wake it owed the receivers ran an inline
- * receiver whose receive freed the slot and woke this very future, still linked, inside
- * its poll: the message went in twice. A send now wakes the receivers only once its node
- * is off the list. */
+/* Under an inline executor (as test_future.c's): a send future polled again while still
+ * registered sends, and the wake it owes the receivers runs an inline receiver whose
+ * receive frees the slot and would wake this very future, still linked, inside its poll,
+ * sending the message twice. A send wakes the receivers only once its node is off the
+ * list: the message goes in once. */
 typedef struct bc_inline_recv {
     zc_bcast_recv f;
     zc_waker w;
@@ -808,8 +808,7 @@ static void test_send_polled_again_while_registered_is_not_woken_inside_its_poll
 /* k sender tasks wait on a full back-pressure broadcast; their executor cancels each one
  * inside its wake. One receive frees the slot: each cancelled sender passes the wake-up
  * on, and those pass-ons are made one after another by the first pass-on's notify, not
- * one wake deeper per sender (they were: k deep, a stack overflow at 50,000 senders;
- * found by a break test). */
+ * one wake deeper per sender (k deep would overflow the stack at tens of thousands). */
 enum { NEST = 200 };
 typedef struct cancelling_sender {
     zc_bcast_send f;

@@ -917,13 +917,13 @@ static void test_close_runs_reentrant_wakes_without_deadlock(void **state) {
 
 /* ---- inline executors: a future polled again while still registered ------------------ */
 
-/* Found by a break test of inline executors. A future registered by an earlier poll and
- * polled again before any wake (a task that also waits on something else) completes;
- * the wake its operation owes the other side runs an inline peer, whose operation wakes
- * the head of this side's list: the very future whose poll is still running, still
- * linked. Its inline executor polled it again inside the first poll: a send went in
- * twice; a receive took the next message into the same buffer. Now a poll takes its node
- * off before it makes the wakes it owes. */
+/* A future registered by an earlier poll and polled again before any wake (a task that
+ * also waits on something else) completes; the wake its operation owes the other side
+ * runs an inline peer, whose operation wakes the head of this side's list: the very
+ * future whose poll is still running. Were it still linked, its inline executor would
+ * poll it again inside the first poll: a send would go in twice, a receive take the next
+ * message into the same buffer. A poll takes its node off before it makes the wakes it
+ * owes. */
 static void make_u64_bounded(size_t cap, zc_sender **tx, zc_receiver **rx) {
     zc_config cfg = {sizeof(uint64_t), NULL, NULL};
     assert_int_equal(zc_bounded(cap, &cfg, tx, rx), ZC_OK);
@@ -1053,10 +1053,10 @@ static void test_receive_polled_again_while_registered_is_not_woken_inside_its_p
     zc_receiver_drop(rx);
 }
 
-/* Found by the same break test: each receiver woken by a close and polled inline passed
- * its wake-up on to the next waiter from inside its wake, so the wakes nested as deep as
- * there were waiters (a stack overflow at 30,000). A close wakes every waiter anyway:
- * nothing is passed on once closed. */
+/* Receivers woken by a close and polled inline: were each to pass its wake-up on to the
+ * next waiter from inside its wake, the wakes would nest as deep as there are waiters
+ * (a stack overflow at tens of thousands). A close wakes every waiter anyway: nothing is
+ * passed on once closed. */
 enum { MANY = 200 };
 typedef struct nest_task {
     zc_recv f;
@@ -1107,10 +1107,9 @@ static void test_close_with_inline_receivers_does_not_nest_their_wakes(void **st
 
 /* Rules 4 and 5, one wake per freed slot: 20 senders wait on a full bounded(10) channel,
  * ten receives free ten slots and wake the ten oldest, one each; when those are polled
- * and send, their wake-ups were used, and the ten behind them must not be woken (they
- * were, nine of them: each woken sender that sent passed its wake-up on while it saw
- * room, and that room was held for the woken senders not polled yet; found by a break
- * test). Then each receive wakes the next one. */
+ * and send, their wake-ups were used, and the ten behind them must not be woken (a woken
+ * sender that sent must not pass its wake-up on for room that is held for the woken
+ * senders not polled yet). Then each receive wakes the next one. */
 enum { HERD_CAP = 10, HERD_SENDERS = 20 };
 static void test_senders_woken_for_freed_slots_wake_no_one_else_when_they_send(void **state) {
     (void)state;

@@ -163,8 +163,8 @@ test_unbounded_send_future_that_cannot_grow_returns_enomem_and_can_retry(void **
  * *sent counts exactly the messages that went in (those the current segment had room
  * for), with or without ZC_ALL_OR_NOTHING (batch.h: "an allocation failure in the middle
  * leaves the first *sent sent even with the flag"). A count short of what went in would
- * have the caller send them twice: with the unbounded path's cut batch reported as its
- * failing push's status alone, *sent was 0 (a mutation of batch.c that no test caught). */
+ * have the caller send them twice (a cut batch reported as its failing push's status
+ * alone would give *sent 0). */
 static void test_unbounded_batch_send_cut_by_enomem_counts_what_it_sent(void **state) {
     (void)state;
     const unsigned flags[] = {0, ZC_ALL_OR_NOTHING};

@@ -189,9 +189,9 @@ static void park_waits_out_a_late_wake(uint64_t timeout_ns) {
 }
 
 /* Timeouts of more than 2^31 - 1 seconds (68 years), which a 32-bit time_t cannot hold: each
- * must be waited out like any other, asleep. On i686 the first came back ZC_TIMEDOUT
- * after 0.1 s (its seconds cut to 0), and the second spun at full CPU (negative seconds:
- * FUTEX_WAIT failed with EINVAL at once, over and over). Found by a break test. */
+ * must be waited out like any other, asleep. On i686, seconds cut to 32 bits would make
+ * the first come back ZC_TIMEDOUT at once (its seconds cut to 0) and the second spin at
+ * full CPU (negative seconds: FUTEX_WAIT fails with EINVAL at once, over and over). */
 static void test_park_timeouts_too_long_for_a_32_bit_time_t_are_waited_out_asleep(
     void **unused) {
     (void)unused;

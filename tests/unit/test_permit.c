@@ -250,9 +250,8 @@ static void test_release_at_head_wakes_a_waiting_sender(void **state) {
 
 /* A receive that moves head onto a released place (a hole behind the message it took)
  * frees two slots: its message's and the hole's, which any sender may now take (it
- * skips the hole). Both waiting senders must be woken. (Only the first was: the second
- * stayed pending with a slot free, and a blocking sender timed out beside it; found by a
- * break test. This test used to assert that wrong count.) */
+ * skips the hole). Both waiting senders must be woken: with only the first woken, the
+ * second would stay pending with a slot free. */
 static void test_a_receive_reaching_a_hole_wakes_a_sender_for_its_slot_too(void **state) {
     (void)state;
     for (int how = 0; how < 3; how++) { /* try_recv, a receive future, try_recv_many */
@@ -570,11 +569,11 @@ static void test_release_freeing_many_slots_wakes_inline_senders_once_each(void 
 /* Two receive futures wait behind a held permit under an executor that polls inside the
  * wake, and the channel is closed. Behind the permit a receive is still ZC_PENDING (the
  * commit is to come), so each woken future registers again from inside its wake; the
- * close must not pop it again and again (it did, for ever: found by a break test), and
- * must wake the other one too (only close wakes all, rule 5): a future registering
- * again during the close goes to the back, not to the front, where a woken waiter that
- * registers again keeps its turn (with it at the front, the close woke the first
- * receiver twice and never the second: a mutation no test caught). The commit on the
+ * close must not pop it again and again (for ever), and must wake the other one too
+ * (only close wakes all, rule 5): a future registering again during the close goes to
+ * the back, not to the front, where a woken waiter that registers again keeps its turn
+ * (at the front, the close would wake the first receiver twice and never the second).
+ * The commit on the
  * closed channel then wakes both: the first takes the message, the second is told
  * ZC_CLOSED. */
 typedef struct behind_permit {
@@ -622,7 +621,7 @@ static void test_close_wakes_each_inline_receiver_behind_a_permit_once(void **st
  * (waker rule 4), holes included in the way: reservation P0, reservation P1 released (a
  * hole behind P0, kept until head reaches it), message 2; two receive futures wait.
  * Committing P0 makes two messages receivable past the hole: both receivers are woken
- * (one was, found by fuzz_ops: the run from head stopped at the hole). */
+ * (the run from head does not stop at the hole). */
 static void test_a_commit_wakes_a_receiver_for_each_message_past_a_hole(void **state) {
     (void)state;
     fixture fx;
@@ -644,8 +643,8 @@ static void test_a_commit_wakes_a_receiver_for_each_message_past_a_hole(void **s
 
 /* And no more (rule 5): the messages before the committed place were receivable before,
  * and their receivers were woken then. Three receive futures wait; message 0 wakes the
- * first; a commit behind it wakes the second only (it woke the third too, counting the
- * run from head; found by fuzz_ops). */
+ * first; a commit behind it wakes the second only (counting the run from head would wake
+ * the third too). */
 static void test_a_commit_wakes_no_receiver_for_the_messages_before_it(void **state) {
     (void)state;
     fixture fx;

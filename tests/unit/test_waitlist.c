@@ -391,7 +391,7 @@ static void test_unregister_inside_a_nested_wake_takes_over_an_outer_wakes_node(
     set_hook(&f, &re1, 1, unregister_node0_inside_wake);
     zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
     zc__waitlist_register(&f.wl, &f.node[1], &f.w[1]);
-    alarm(10); /* before the fix, the unregister waited for its own thread: for ever */
+    alarm(10); /* an unregister that waited for its own thread would hang: fail instead */
     assert_true(zc__waitlist_notify_one(&f.wl));
     alarm(0);
     assert_int_equal(re0.calls, 1);

@@ -177,8 +177,8 @@ static void *first_nap_main(void *arg) {
 }
 
 /* A thread's first yields are not checked: threads that begin on one CPU are spread by
- * the kernel soon enough, and a nap at once cost one sender and one receiver thread
- * (bench row 10) 70 µs of a 0.3 ms run. The first check, ZC__NAP_FIRST_CHECK_NS after the
+ * the kernel soon enough, and a nap at once would cost a pair of threads on one CPU a
+ * large part of a short exchange (bench row 10). The first check, ZC__NAP_FIRST_CHECK_NS after the
  * first yield, naps. */
 static void test_a_thread_is_first_checked_a_while_after_its_first_yield(void **unused) {
     (void)unused;
@@ -296,10 +296,9 @@ static void *lone_spin_main(void *arg) {
     return NULL;
 }
 
-/* A parked thread can take longer to wake than the ten yields last (24-62 µs on the EPYC
- * Firecracker guest against about 12): one sender and one receiver thread then fell into
- * parking in turn, two wake-ups each 16 messages (bench row 10: 5.4 ms a run, not 0.5).
- * So a spin whose CPU has no other thread to run yields on, for ZC__SPIN_ALONE_NS. */
+/* A parked thread can take longer to wake than the ten yields last: one sender and one
+ * receiver thread would then fall into parking in turn, two wake-ups each 16 messages
+ * (bench row 10). So a spin whose CPU has no other thread to run yields on, for ZC__SPIN_ALONE_NS. */
 static void test_a_spin_alone_on_its_cpu_goes_on_yielding_before_it_parks(void **unused) {
     (void)unused;
     spin_run r = {0, 0, true};
@@ -311,10 +310,9 @@ static void test_a_spin_alone_on_its_cpu_goes_on_yielding_before_it_parks(void *
 }
 
 /* The lone stage ends at its first yield that runs another thread: a spin beside a
- * thread that works 5 µs between its yields makes one yield more than the ten (16 in
- * all on the EPYC guest when the lone stage's yields went unchecked for its 50 µs, as
- * they did in a trial that took 4 sender and 4 receiver threads on 2 CPUs, bench row 5,
- * from 1.38 to 3.3 ms). */
+ * thread that works 5 µs between its yields makes one yield more than the ten, not one a
+ * yield for the whole lone stage (which would slow many threads on few CPUs, bench row
+ * 5). */
 static void test_the_lone_stage_ends_at_a_yield_that_runs_another_thread(void **unused) {
     (void)unused;
     pthread_t worker;
@@ -389,11 +387,9 @@ static bool receive_late(bool timed, uint64_t delay_ns, long *slept) {
 
 /* A partner that answers 30 µs into a wait finds the waiting thread still spinning (the
  * lone stage lasts 50 µs beyond the ten yields), for the timed receive as for the
- * blocking one: neither sleeps, so neither side pays for a wake-up. Before session 22 the
- * timed calls did not spin before registering, and the park's ten yields after it (about
- * 12 µs on the EPYC guest) ended before such a partner came: it slept, and the pair of
- * threads of bench row 10 made with the timed calls took 0.6-1.2 ms a run against 0.2-0.7
- * ms with the blocking ones. Up to five tries each for one that can tell. */
+ * blocking one: neither sleeps, so neither side pays for a wake-up. A timed call that did
+ * not spin before registering would end the park's ten yields (a few µs) before such a
+ * partner came, and sleep. Up to five tries each for one that can tell. */
 static void test_a_wait_met_within_the_lone_stage_never_sleeps(void **unused) {
     (void)unused;
     for (int timed = 0; timed < 2; timed++) {
@@ -473,10 +469,10 @@ static void *timed_waits_main(void *arg) {
     return NULL;
 }
 
-/* Found by a break test: with a busy thread on the waiting thread's CPU, each of the ten
- * yields of the parker's spin gave it a whole time slice (3.2-4 ms here), and the spin
- * did not look at the deadline: a park or a receive with a timeout of 1 ms returned
- * after 14 ms. Now the spin ends once the deadline has passed: one slice late at most. */
+/* With a busy thread on the waiting thread's CPU, each of the ten yields of the parker's
+ * spin may give it a whole time slice (a few ms). The spin ends once the deadline has
+ * passed, so a park or a receive with a timeout of 1 ms returns one slice late at most,
+ * not ten. */
 static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void **unused) {
     (void)unused;
     timed_waits t = {0};
@@ -490,15 +486,13 @@ static void test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most(void 
     assert_true(t.recvs < 5 * (1000000u + 2 * t.slice));
 }
 
-/* Found by a break test: zc_recv_blocking's spin on a bounded channel does not read the
- * senders' index, where the close mark is, so a receive on a closed, drained channel
- * learnt of the close only after the spin's ten yields, and beside a busy thread each
- * yield gave it a time slice: ZC_CLOSED came 12-16 ms late, at every call. Now the spin
- * looks for the close before its first yield: five such calls take microseconds (less
- * than two slices, so that one preemption of this thread does not fail the test). A
- * send's spin tells a close from its first attempt (the mark is on tail, its own line):
- * with that look taken out, every test still passed, and five sends on a closed channel
- * took their spins' yields (a mutation of spin.c). */
+/* zc_recv_blocking's spin on a bounded channel does not read the senders' index, where
+ * the close mark is; were it to learn of the close only after its ten yields, a receive
+ * on a closed, drained channel beside a busy thread would take a time slice a yield. The
+ * spin looks for the close before its first yield: five such calls take less than two
+ * slices (so that one preemption of this thread does not fail the test). A send's spin
+ * tells a close from its first attempt (the mark is on tail, its own line): five sends
+ * on a closed channel take no yields either. */
 static void test_closed_is_told_without_yielding_beside_a_busy_thread(void **unused) {
     (void)unused;
     timed_waits t = {0};
@@ -562,11 +556,10 @@ static void *close_during_spin_main(void *arg) {
     return NULL;
 }
 
-/* Found by a break trial (session 22): a bounded receive's spin looked for the close
- * once, before its first yield, and beside a busy thread each of its ten yields could
- * give that thread a time slice: a close made during the spin was told 10-48 ms late, by
- * the timed receive (since it spins first) and the blocking one (4 slices, 15.7 ms, in
- * this test). Now it looks again after a yield that gave a slice: about one slice. */
+/* Beside a busy thread each of a bounded receive's ten spin yields can give that thread
+ * a time slice, so a close made during the spin must be looked for again after a yield
+ * that gave a slice, not only before the first. The timed receive (which spins first)
+ * and the blocking one must tell such a close within about one slice. */
 static void test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread(
     void **unused) {
     (void)unused;
@@ -596,11 +589,11 @@ static void *spin_under_policy_main(void *arg) {
     return NULL;
 }
 
-/* Found by a break trial (session 22): the yields of a thread under a real-time policy
- * or SCHED_IDLE never run a partner of another priority on its CPU, so they never count
- * as running another thread, and the lone stage starved such a partner for 50 µs at
- * every wait (a SCHED_FIFO receiver and a normal sender pinned to one CPU: 68-78 µs a
- * message, 18-25 without the stage). Such threads skip it: ten yields. */
+/* The yields of a thread under a real-time policy or SCHED_IDLE never run a partner of
+ * another priority on its CPU, so they never count as running another thread, and the
+ * lone stage would starve such a partner for its whole length at every wait (a
+ * SCHED_FIFO receiver and a normal sender pinned to one CPU). Such threads skip it: ten
+ * yields. */
 static void test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage(
     void **unused) {
     (void)unused;
