@@ -337,13 +337,18 @@ static zc_status recv_many_poll(void *op, const zc_waker *w) {
 
 static void recv_many_cancel(void *op) { zc_recv_many_cancel(&((recv_many_op *)op)->f); }
 
-zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
-                               unsigned flags, uint64_t timeout_ns) {
+static zc_status send_many_for(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                               unsigned flags, zc__limit limit) {
     zc_send_many f;
     zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
-    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, timeout_ns, true);
+    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, limit, true);
     if (sent) *sent = zc_send_many_sent(&f);
     return s;
+}
+
+zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                               unsigned flags, uint64_t timeout_ns) {
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
@@ -351,13 +356,28 @@ zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n, size_
     return zc_send_many_timeout(tx, msgs, n, sent, flags, UINT64_MAX);
 }
 
-zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
-                               uint64_t timeout_ns) {
+static zc_status recv_many_for(zc_receiver *rx, void *out, size_t max, size_t *got,
+                               zc__limit limit) {
     recv_many_op o = {.out = out, .max = max, .got = got};
     zc_recv_many_init(&o.f, rx); /* bad arguments: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_many_poll, recv_many_cancel, timeout_ns, true);
+    return zc__block_on(&o, recv_many_poll, recv_many_cancel, limit, true);
+}
+
+zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
+                               uint64_t timeout_ns) {
+    return recv_many_for(rx, out, max, got, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got) {
     return zc_recv_many_timeout(rx, out, max, got, UINT64_MAX);
+}
+
+zc_status zc_send_many_until(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                             unsigned flags, uint64_t deadline_ns) {
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_recv_many_until(zc_receiver *rx, void *out, size_t max, size_t *got,
+                             uint64_t deadline_ns) {
+    return recv_many_for(rx, out, max, got, zc__limit_until(deadline_ns));
 }

@@ -49,23 +49,16 @@ static void recv_cancel(void *o) {
 }
 
 /* The future run to a final status, its park sleeping at once (the caller has spun). */
-static zc_status send_wait(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
+static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_poll, send_cancel, timeout_ns, false);
+    return zc__block_on(&o, send_poll, send_cancel, limit, false);
 }
 
-static zc_status recv_wait(zc_receiver *rx, void *out, uint64_t timeout_ns) {
+static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit) {
     op o = {.out = out};
     zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns, false);
-}
-
-/* The timeout left of deadline_ns (ZC__NO_DEADLINE: UINT64_MAX; passed: 0). */
-static uint64_t time_left(uint64_t deadline_ns) {
-    if (deadline_ns == ZC__NO_DEADLINE) return UINT64_MAX;
-    uint64_t now = zc__clock_ns();
-    return now >= deadline_ns ? 0 : deadline_ns - now;
+    return zc__block_on(&o, recv_poll, recv_cancel, limit, false);
 }
 
 /* Before a blocking call registers a waiter and parks, it spins (zc__chan_snooze in
@@ -93,50 +86,62 @@ static uint64_t time_left(uint64_t deadline_ns) {
  * (x0.71-0.82), 1 and 1 (rows 10, 11) x1.00 and x1.03, two threads bouncing a message
  * (row 15-threads) x0.99. With no spin in the park but only 10 attempts, the bouncing
  * pair was x1.12-1.73.
- * A timed call spins the same way while its deadline has not passed (a timeout of 0:
- * no spin, one attempt), then waits out what is left of it. */
-static zc_status send_for(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    if (tx && msg && timeout_ns > 0) {
+ * A timed call spins the same way while its limit has not passed (a timeout of 0 or a
+ * deadline already past: no spin, one attempt), then waits until the same deadline. */
+static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
+    if (tx && msg && !zc__limit_spent(limit)) {
         zc_status s = zc__chan_send_spin(tx->ch, msg);
         if (s != ZC_FULL && s != ZC_PENDING) return s;
-        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only to wait */
+        uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only to wait */
         zc__spin sp = ZC__SPIN_INIT;
         while (!zc__deadline_passed(deadline_ns) && zc__chan_snooze(tx->ch, &sp, false)) {
             s = zc__chan_send_spin(tx->ch, msg);
             if (s != ZC_FULL && s != ZC_PENDING) return s;
         }
-        timeout_ns = time_left(deadline_ns);
+        limit = zc__limit_until(deadline_ns);
     }
-    return send_wait(tx, msg, timeout_ns); /* NULL tx or msg: ZC_EINVAL */
+    return send_wait(tx, msg, limit); /* NULL tx or msg: ZC_EINVAL */
 }
 
-static zc_status recv_for(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    if (rx && out && timeout_ns > 0) {
+static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit) {
+    if (rx && out && !zc__limit_spent(limit)) {
         zc_status s = zc__chan_recv_spin(rx->ch, out);
         if (s != ZC_EMPTY && s != ZC_PENDING) return s;
-        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only to wait */
+        uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only to wait */
         zc__spin sp = ZC__SPIN_INIT;
         while (!zc__deadline_passed(deadline_ns) && zc__chan_snooze(rx->ch, &sp, true)) {
             s = zc__chan_recv_spin(rx->ch, out);
             if (s != ZC_EMPTY && s != ZC_PENDING) return s;
         }
-        timeout_ns = time_left(deadline_ns);
+        limit = zc__limit_until(deadline_ns);
     }
-    return recv_wait(rx, out, timeout_ns); /* NULL rx or out: ZC_EINVAL */
+    return recv_wait(rx, out, limit); /* NULL rx or out: ZC_EINVAL */
 }
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
-    return send_for(tx, msg, UINT64_MAX);
+    return send_for(tx, msg, zc__limit_after(UINT64_MAX));
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
-    return recv_for(rx, out, UINT64_MAX);
+    return recv_for(rx, out, zc__limit_after(UINT64_MAX));
 }
 
 zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    return send_for(tx, msg, timeout_ns);
+    return send_for(tx, msg, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    return recv_for(rx, out, timeout_ns);
+    return recv_for(rx, out, zc__limit_after(timeout_ns));
+}
+
+zc_status zc_send_until(zc_sender *tx, const void *msg, uint64_t deadline_ns) {
+    return send_for(tx, msg, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns) {
+    return recv_for(rx, out, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns) {
+    return zc__parker_park_until(p, deadline_ns, true);
 }

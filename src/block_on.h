@@ -24,19 +24,49 @@
 typedef zc_status (*zc__block_poll_fn)(void *op, const zc_waker *w);
 typedef void (*zc__block_cancel_fn)(void *op);
 
-/* Drive op to a final status, or for at most timeout_ns once it has to wait
- * (UINT64_MAX: no limit; 0: one attempt, plus one more if the future woke itself).
- * spin: as zc__parker_park_until's (false for a caller that spun before its first
- * poll). */
+/* When a blocking call gives up: a CLOCK_MONOTONIC deadline (the *_until forms), or a
+ * timeout that becomes one only once the call has to wait (the *_timeout forms), so
+ * that a call that completes at once never reads the clock and a call that waits reads
+ * it once to fix its deadline. ns is UINT64_MAX for no limit in both kinds. */
+typedef struct zc__limit {
+    uint64_t ns;       /* the deadline, or the timeout */
+    bool is_deadline;
+} zc__limit;
+
+/* The limit timeout_ns from the first wait on. */
+static inline zc__limit zc__limit_after(uint64_t timeout_ns) {
+    return (zc__limit){timeout_ns, false};
+}
+
+/* The limit deadline_ns (ZC__NO_DEADLINE, UINT64_MAX: none). */
+static inline zc__limit zc__limit_until(uint64_t deadline_ns) {
+    return (zc__limit){deadline_ns, true};
+}
+
+/* The deadline of l: a timeout is turned into one here, reading the clock. */
+static inline uint64_t zc__limit_deadline(zc__limit l) {
+    return l.is_deadline ? l.ns : zc__deadline_ns(l.ns);
+}
+
+/* Whether l leaves no time to wait: a timeout of 0, or a deadline already past (reads
+ * the clock for a finite deadline). */
+static inline bool zc__limit_spent(zc__limit l) {
+    return l.is_deadline ? zc__deadline_passed(l.ns) : l.ns == 0;
+}
+
+/* Drive op to a final status, or until limit once it has to wait (no limit: UINT64_MAX;
+ * a timeout of 0 or a deadline already past: one attempt, plus one more if the future
+ * woke itself). spin: as zc__parker_park_until's (false for a caller that spun before
+ * its first poll). */
 static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
-                                     zc__block_cancel_fn cancel, uint64_t timeout_ns,
+                                     zc__block_cancel_fn cancel, zc__limit limit,
                                      bool spin) {
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker waker = zc_parker_waker(&parker);
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
-        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only when waiting */
+        uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only when waiting */
         /* A future whose poll wakes it itself (a peer is between its claim and its copy
          * on the slot the future needs) is polled again after a backoff that grows over
          * the polls in a row that left the permit there: a peer this thread preempted

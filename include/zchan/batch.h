@@ -288,6 +288,46 @@ ZC_EXPORT zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max
 ZC_EXPORT zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
                                          uint64_t timeout_ns);
 
+/**
+ * As zc_send_many_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * (clock_gettime(CLOCK_MONOTONIC), in nanoseconds), for loops that share one deadline
+ * across several calls.
+ *
+ * @param tx           Sender handle.
+ * @param msgs         n * elem_size bytes, read until the call returns.
+ * @param n            Messages to send, as for zc_send_many_blocking.
+ * @param sent         Where the count sent goes; may be NULL.
+ * @param flags        0 or ZC_ALL_OR_NOTHING.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return as zc_send_many_timeout, ZC_TIMEDOUT once the deadline has passed (the first
+ *         *sent were sent, the rest are the caller's).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_send_many future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_send_many_until(zc_sender *tx, const void *msgs, size_t n,
+                                       size_t *sent, unsigned flags, uint64_t deadline_ns);
+
+/**
+ * As zc_recv_many_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time in
+ * nanoseconds (see zc_send_many_until).
+ *
+ * @param rx           Receiver handle.
+ * @param out          max * elem_size writable bytes.
+ * @param max          Most messages to take, as for zc_recv_many_blocking.
+ * @param got          Where the count taken goes; not NULL.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return as zc_recv_many_blocking, plus ZC_TIMEDOUT (the deadline passed: nothing was
+ *         taken).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_recv_many future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_recv_many_until(zc_receiver *rx, void *out, size_t max, size_t *got,
+                                       uint64_t deadline_ns);
+
 #ifdef __cplusplus
 }
 #endif
