@@ -117,16 +117,18 @@ static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, si
     return s;
 }
 
-/* The arguments shared by every send_many form are valid. */
-static bool send_many_args_ok(zc__chan *ch, size_t n, unsigned flags) {
-    if (n == 0 || (flags & ~ZC_ALL_OR_NOTHING)) return false;
+/* The arguments shared by every send_many form are valid (msgs may be NULL for a batch
+ * of 0, which sends nothing and reads nothing). */
+static bool send_many_args_ok(zc__chan *ch, const void *msgs, size_t n, unsigned flags) {
+    if ((!msgs && n > 0) || (flags & ~ZC_ALL_OR_NOTHING)) return false;
     return !((flags & ZC_ALL_OR_NOTHING) && ch->bounded && n > ch->q.ring.cap);
 }
 
 zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
                            unsigned flags) {
     if (sent) *sent = 0;
-    if (!tx || !msgs || !send_many_args_ok(tx->ch, n, flags)) return ZC_EINVAL;
+    if (!tx || !send_many_args_ok(tx->ch, msgs, n, flags)) return ZC_EINVAL;
+    if (n == 0) return ZC_OK; /* a batch of 0: nothing to send */
     zc__chan *ch = tx->ch;
     const unsigned char *bytes = msgs;
     bool all = flags & ZC_ALL_OR_NOTHING;
@@ -154,7 +156,8 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
 
 zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) {
     if (got) *got = 0;
-    if (!rx || !out || !got || max == 0) return ZC_EINVAL;
+    if (!rx || (!out && max > 0) || !got) return ZC_EINVAL;
+    if (max == 0) return ZC_OK; /* a batch of 0: nothing to take */
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         batch_owed owed = {0, 0};
@@ -207,12 +210,14 @@ static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
 }
 
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
-    if (!f || !f->zc__tx || !f->zc__msgs || !send_many_args_ok(f->zc__tx->ch, f->zc__n, f->zc__flags))
+    if (!f || !f->zc__tx ||
+        !send_many_args_ok(f->zc__tx->ch, f->zc__msgs, f->zc__n, f->zc__flags))
         return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_send_many_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
         return ZC_EINVAL;
     }
+    if (f->zc__n == 0) f->zc__done = (int)ZC_OK + 1; /* a batch of 0: done, never registered */
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
     const unsigned char *msgs = f->zc__msgs;
@@ -299,9 +304,13 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
                             size_t *got) {
     if (got) *got = 0;
     if (!f || !f->zc__rx) return ZC_EINVAL;
-    if (!w || !w->wake || !out || !got || max == 0) {
+    if (!w || !w->wake || (!out && max > 0) || !got) {
         zc_recv_many_cancel(f); /* rule 3 */
         return ZC_EINVAL;
+    }
+    if (max == 0) { /* a batch of 0: nothing to take; rule 3, as above */
+        zc_recv_many_cancel(f);
+        return ZC_OK;
     }
     zc__chan *ch = f->zc__rx->ch;
     recv_many_arg a = {out, max, got};
