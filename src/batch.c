@@ -66,16 +66,18 @@ static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, si
     return zc__queue_pop_many(&ch->q, out, max, count, &owed->senders);
 }
 
-/* The arguments shared by every send_many form are valid. */
-static bool send_many_args_ok(zc__chan *ch, size_t n, unsigned flags) {
-    if (n == 0 || (flags & ~ZC_ALL_OR_NOTHING)) return false;
+/* The arguments shared by every send_many form are valid (msgs may be NULL for a batch
+ * of 0, which sends nothing and reads nothing). */
+static bool send_many_args_ok(zc__chan *ch, const void *msgs, size_t n, unsigned flags) {
+    if ((!msgs && n > 0) || (flags & ~ZC_ALL_OR_NOTHING)) return false;
     return !((flags & ZC_ALL_OR_NOTHING) && n > zc__queue_capacity(&ch->q));
 }
 
 zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
                            unsigned flags) {
     if (sent) *sent = 0;
-    if (!tx || !msgs || !send_many_args_ok(tx->ch, n, flags)) return ZC_EINVAL;
+    if (!tx || !send_many_args_ok(tx->ch, msgs, n, flags)) return ZC_EINVAL;
+    if (n == 0) return ZC_OK; /* a batch of 0: nothing to send */
     zc__chan *ch = tx->ch;
     const unsigned char *bytes = msgs;
     bool all = flags & ZC_ALL_OR_NOTHING;
@@ -103,7 +105,8 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
 
 zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) {
     if (got) *got = 0;
-    if (!rx || !out || !got || max == 0) return ZC_EINVAL;
+    if (!rx || (!out && max > 0) || !got) return ZC_EINVAL;
+    if (max == 0) return ZC_OK; /* a batch of 0: nothing to take */
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         batch_owed owed = {0, 0};
@@ -156,12 +159,14 @@ static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
 }
 
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
-    if (!f || !f->zc__tx || !f->zc__msgs || !send_many_args_ok(f->zc__tx->ch, f->zc__n, f->zc__flags))
+    if (!f || !f->zc__tx ||
+        !send_many_args_ok(f->zc__tx->ch, f->zc__msgs, f->zc__n, f->zc__flags))
         return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_send_many_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
         return ZC_EINVAL;
     }
+    if (f->zc__n == 0) f->zc__done = (int)ZC_OK + 1; /* a batch of 0: done, never registered */
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
     const unsigned char *msgs = f->zc__msgs;
@@ -248,9 +253,13 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
                             size_t *got) {
     if (got) *got = 0;
     if (!f || !f->zc__rx) return ZC_EINVAL;
-    if (!w || !w->wake || !out || !got || max == 0) {
+    if (!w || !w->wake || (!out && max > 0) || !got) {
         zc_recv_many_cancel(f); /* rule 3 */
         return ZC_EINVAL;
+    }
+    if (max == 0) { /* a batch of 0: nothing to take; rule 3, as above */
+        zc_recv_many_cancel(f);
+        return ZC_OK;
     }
     zc__chan *ch = f->zc__rx->ch;
     recv_many_arg a = {out, max, got};
@@ -286,13 +295,18 @@ static zc_status recv_many_poll(void *op, const zc_waker *w) {
 
 static void recv_many_cancel(void *op) { zc_recv_many_cancel(&((recv_many_op *)op)->f); }
 
-zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
-                               unsigned flags, uint64_t timeout_ns) {
+static zc_status send_many_for(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                               unsigned flags, zc__limit limit) {
     zc_send_many f;
     zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
-    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, timeout_ns, true);
+    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, limit, true);
     if (sent) *sent = zc_send_many_sent(&f);
     return s;
+}
+
+zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                               unsigned flags, uint64_t timeout_ns) {
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
@@ -300,13 +314,28 @@ zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n, size_
     return zc_send_many_timeout(tx, msgs, n, sent, flags, UINT64_MAX);
 }
 
-zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
-                               uint64_t timeout_ns) {
+static zc_status recv_many_for(zc_receiver *rx, void *out, size_t max, size_t *got,
+                               zc__limit limit) {
     recv_many_op o = {.out = out, .max = max, .got = got};
     zc_recv_many_init(&o.f, rx); /* bad arguments: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_many_poll, recv_many_cancel, timeout_ns, true);
+    return zc__block_on(&o, recv_many_poll, recv_many_cancel, limit, true);
+}
+
+zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
+                               uint64_t timeout_ns) {
+    return recv_many_for(rx, out, max, got, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got) {
     return zc_recv_many_timeout(rx, out, max, got, UINT64_MAX);
+}
+
+zc_status zc_send_many_until(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
+                             unsigned flags, uint64_t deadline_ns) {
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_recv_many_until(zc_receiver *rx, void *out, size_t max, size_t *got,
+                             uint64_t deadline_ns) {
+    return recv_many_for(rx, out, max, got, zc__limit_until(deadline_ns));
 }

@@ -39,23 +39,16 @@ static void recv_cancel(void *o) {
 }
 
 /* The future run to a final status, its park sleeping at once (the caller has spun). */
-static zc_status send_wait(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
+static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_poll, send_cancel, timeout_ns, false);
+    return zc__block_on(&o, send_poll, send_cancel, limit, false);
 }
 
-static zc_status recv_wait(zc_receiver *rx, void *out, uint64_t timeout_ns) {
+static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit) {
     op o = {.out = out};
     zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_poll, recv_cancel, timeout_ns, false);
-}
-
-/* The timeout left of deadline_ns (ZC__NO_DEADLINE: UINT64_MAX; passed: 0). */
-static uint64_t time_left(uint64_t deadline_ns) {
-    if (deadline_ns == ZC__NO_DEADLINE) return UINT64_MAX;
-    uint64_t now = zc__clock_ns();
-    return now >= deadline_ns ? 0 : deadline_ns - now;
+    return zc__block_on(&o, recv_poll, recv_cancel, limit, false);
 }
 
 /* The spin's attempts (spin.h): one attempt of the channel's, which makes its wakes and
@@ -76,48 +69,55 @@ static zc_status recv_attempt(void *arg) {
     return zc__chan_recv(a->ch, a->buf);
 }
 
-/* A blocking or timed call: spin first (spin.h), while its deadline has not passed (a
- * timeout of 0: no spin), then run the future for what is left of it, its park sleeping
- * at once. No spin in the park after the spin: waiting threads then sleep as soon as
- * they have registered, and on an oversubscribed machine the CPU they leave runs a
- * thread that can move (a yield only offers it to threads queued on the same CPU;
- * sleeping lets the kernel's idle balancing bring one over). */
-static zc_status send_for(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    if (tx && msg && timeout_ns > 0) {
+/* A blocking or timed call: spin first (spin.h), while its limit has not passed (a
+ * timeout of 0 or a deadline already past: no spin, one attempt), then run the future
+ * until the same deadline, its park sleeping at once. No spin in the park after the
+ * spin: waiting threads then sleep as soon as they have registered, and on an
+ * oversubscribed machine the CPU they leave runs a thread that can move (a yield only
+ * offers it to threads queued on the same CPU; sleeping lets the kernel's idle balancing
+ * bring one over). */
+static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
+    if (tx && msg && !zc__limit_spent(limit)) {
         spin_arg a = {tx->ch, (void *)msg};
-        uint64_t deadline_ns = timeout_ns == UINT64_MAX ? ZC__NO_DEADLINE
-                                                        : zc__deadline_ns(timeout_ns);
-        zc_status s = zc__spin(tx->ch, false, send_attempt, &a, deadline_ns);
+        zc_status s = zc__spin(tx->ch, false, send_attempt, &a, &limit);
         if (s != ZC_PENDING) return s;
-        timeout_ns = time_left(deadline_ns);
     }
-    return send_wait(tx, msg, timeout_ns); /* NULL tx or msg: ZC_EINVAL */
+    return send_wait(tx, msg, limit); /* NULL tx or msg: ZC_EINVAL */
 }
 
-static zc_status recv_for(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    if (rx && out && timeout_ns > 0) {
+static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit) {
+    if (rx && out && !zc__limit_spent(limit)) {
         spin_arg a = {rx->ch, out};
-        uint64_t deadline_ns = timeout_ns == UINT64_MAX ? ZC__NO_DEADLINE
-                                                        : zc__deadline_ns(timeout_ns);
-        zc_status s = zc__spin(rx->ch, true, recv_attempt, &a, deadline_ns);
+        zc_status s = zc__spin(rx->ch, true, recv_attempt, &a, &limit);
         if (s != ZC_PENDING) return s;
-        timeout_ns = time_left(deadline_ns);
     }
-    return recv_wait(rx, out, timeout_ns); /* NULL rx or out: ZC_EINVAL */
+    return recv_wait(rx, out, limit); /* NULL rx or out: ZC_EINVAL */
 }
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
-    return send_for(tx, msg, UINT64_MAX);
+    return send_for(tx, msg, zc__limit_after(UINT64_MAX));
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
-    return recv_for(rx, out, UINT64_MAX);
+    return recv_for(rx, out, zc__limit_after(UINT64_MAX));
 }
 
 zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    return send_for(tx, msg, timeout_ns);
+    return send_for(tx, msg, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    return recv_for(rx, out, timeout_ns);
+    return recv_for(rx, out, zc__limit_after(timeout_ns));
+}
+
+zc_status zc_send_until(zc_sender *tx, const void *msg, uint64_t deadline_ns) {
+    return send_for(tx, msg, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns) {
+    return recv_for(rx, out, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns) {
+    return zc__parker_park_until(p, deadline_ns, true);
 }

@@ -25,19 +25,19 @@
 typedef zc_status (*zc__block_poll_fn)(void *op, const zc_waker *w);
 typedef void (*zc__block_cancel_fn)(void *op);
 
-/* Drive op to a final status, or for at most timeout_ns once it has to wait
- * (UINT64_MAX: no limit; 0: one attempt, plus one more if the future woke itself).
- * spin: as zc__parker_park_until's (false for a caller that spun before its first
- * poll). */
+/* Drive op to a final status, or until limit once it has to wait (no limit: UINT64_MAX;
+ * a timeout of 0 or a deadline already past: one attempt, plus one more if the future
+ * woke itself). spin: as zc__parker_park_until's (false for a caller that spun before
+ * its first poll). */
 static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
-                                     zc__block_cancel_fn cancel, uint64_t timeout_ns,
+                                     zc__block_cancel_fn cancel, zc__limit limit,
                                      bool spin) {
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker waker = zc_parker_waker(&parker);
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
-        uint64_t deadline_ns = zc__deadline_ns(timeout_ns); /* the clock only when waiting */
+        uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only when waiting */
         /* A future whose poll wakes it itself (a peer is between its claim and its copy
          * on the slot the future needs) is polled again after a backoff that grows over
          * the polls in a row that left the permit there: a peer this thread preempted

@@ -536,17 +536,26 @@ static zc_status recv_op_poll(void *op, const zc_waker *w) {
 
 static void recv_op_cancel(void *op) { zc_bcast_recv_cancel(&((recv_op *)op)->f); }
 
-zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg, uint64_t timeout_ns) {
+static zc_status send_for(zc_bcast_sender *tx, const void *msg, zc__limit limit) {
     send_op o;
     zc_bcast_send_init(&o.f, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_op_poll, send_op_cancel, timeout_ns, true);
+    return zc__block_on(&o, send_op_poll, send_op_cancel, limit, true);
+}
+
+static zc_status recv_for(zc_bcast_receiver *rx, void *out, uint64_t *missed,
+                          zc__limit limit) {
+    recv_op o = {.out = out, .missed = missed};
+    zc_bcast_recv_init(&o.f, rx);
+    return zc__block_on(&o, recv_op_poll, recv_op_cancel, limit, true);
+}
+
+zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg, uint64_t timeout_ns) {
+    return send_for(tx, msg, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                                 uint64_t timeout_ns) {
-    recv_op o = {.out = out, .missed = missed};
-    zc_bcast_recv_init(&o.f, rx);
-    return zc__block_on(&o, recv_op_poll, recv_op_cancel, timeout_ns, true);
+    return recv_for(rx, out, missed, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_bcast_send_blocking(zc_bcast_sender *tx, const void *msg) {
@@ -555,4 +564,13 @@ zc_status zc_bcast_send_blocking(zc_bcast_sender *tx, const void *msg) {
 
 zc_status zc_bcast_recv_blocking(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
     return zc_bcast_recv_timeout(rx, out, missed, UINT64_MAX);
+}
+
+zc_status zc_bcast_send_until(zc_bcast_sender *tx, const void *msg, uint64_t deadline_ns) {
+    return send_for(tx, msg, zc__limit_until(deadline_ns));
+}
+
+zc_status zc_bcast_recv_until(zc_bcast_receiver *rx, void *out, uint64_t *missed,
+                              uint64_t deadline_ns) {
+    return recv_for(rx, out, missed, zc__limit_until(deadline_ns));
 }

@@ -75,13 +75,18 @@ void zc_reserve_cancel(zc_reserve *f) {
 static zc_status reserve_poll(void *op, const zc_waker *w) { return zc_reserve_poll(op, w); }
 static void reserve_cancel(void *op) { zc_reserve_cancel(op); }
 
-zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
+/* A reserve future run to a final status or to limit. */
+static zc_status reserve_for(zc_sender *tx, zc_permit *p, zc__limit limit) {
     if (!p) return ZC_EINVAL;
     if (!tx) return permit_set(p, NULL, ZC_EINVAL);
     zc_reserve f;
     zc_reserve_init(&f, tx, p);
-    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, timeout_ns, true);
+    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, limit, true);
     return s == ZC_TIMEDOUT ? permit_set(p, NULL, s) : s;
+}
+
+zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
+    return reserve_for(tx, p, zc__limit_after(timeout_ns));
 }
 
 zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
@@ -144,4 +149,8 @@ zc_status zc_permit_release(zc_permit *p) {
     wake_receivers(ch, p->zc__pos);
     zc__chan_wake_senders(ch, freed);
     return ZC_OK;
+}
+
+zc_status zc_reserve_until(zc_sender *tx, zc_permit *p, uint64_t deadline_ns) {
+    return reserve_for(tx, p, zc__limit_until(deadline_ns));
 }

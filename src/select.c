@@ -53,6 +53,11 @@
  * completes, and attempts are made only by the poll itself (the waiter lists only
  * signal readiness), so no other case took or sent anything.
  *
+ * ZC_SELECT_SKIP_CLOSED: a case whose attempt reports ZC_CLOSED (a closed channel; for a
+ * receive, closed and drained: both for ever) counts as not ready and is not registered,
+ * so its channel never wakes the select again; a walk that finds every enabled case
+ * closed ends the selection with ZC_CLOSED for none of them (index n).
+ *
  * Waker rule 3 for the select as a whole: a final status, a cancel and a disable finish
  * the nodes they drop, and unregistering waits out a wake in flight on that node
  * (waitlist.c), so when they return no node of this select is linked anywhere and none
@@ -66,8 +71,9 @@
 #include "backoff.h"
 #include "wait.h"
 
-/* A case's kind, and the mark of a node that select_finish found holding a wake-up. */
-enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4 };
+/* A case's kind, the mark of a node that select_finish found holding a wake-up, and
+ * (ZC_SELECT_SKIP_CLOSED) the mark of a case whose channel the last walk found closed. */
+enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8 };
 
 /* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
  * the shuffled walks; per thread: no sharing; initial-exec (ZC__TLS_FAST), so a load, not
@@ -219,7 +225,7 @@ static bool cases_valid(const zc_select *s, size_t *bad, size_t *live) {
     for (size_t i = 0; i < s->zc__n; i++) {
         const zc_select_case *c = &s->zc__cases[i];
         if (!c->zc__handle) continue;
-        if (c->zc__kind == CASE_RECV ? !c->zc__out : !c->zc__msg) {
+        if (case_is_recv(c) ? !c->zc__out : !c->zc__msg) {
             *bad = i;
             return false;
         }
@@ -239,7 +245,8 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
     size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
     size_t bad = n, live;
-    if (!w || !w->wake || !index || (s->zc__flags & ~ZC_SELECT_ORDERED) ||
+    if (!w || !w->wake || !index ||
+        (s->zc__flags & ~(ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED)) ||
         !cases_valid(s, &bad, &live)) {
         zc_select_cancel(s); /* rule 3: not ZC_PENDING, so no wake may follow */
         if (index) *index = bad;
@@ -252,10 +259,12 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
         rng = select_rng();
         for (size_t i = 0; i < n; i++) s->zc__cases[i].zc__order = (uint32_t)i;
     }
+    bool skip_closed = s->zc__flags & ZC_SELECT_SKIP_CLOSED;
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         bool busy = false;
+        size_t closed = 0; /* skip_closed: the cases this walk found closed */
         for (size_t k = 0; k < n; k++) { /* one walk: every case once */
             size_t i = start + k < n ? start + k : start + k - n;
             if (rng) i = walk_next(s->zc__cases, k, n, rng);
@@ -263,7 +272,18 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             if (!c->zc__handle) continue;
             unsigned owed = 0;
             zc_status st = case_try(c, &owed);
-            if (st == ZC_EMPTY || st == ZC_FULL || st == ZC_PENDING) {
+            /* A closed case is skipped: treated as never ready, and not registered (the
+             * mark, set or cleared for every case a whole walk attempts). A node it left
+             * on the list (registered before the close) comes off it; a wake-up it held
+             * is owed to nobody, as the close woke every waiter of the channel. */
+            bool skip = skip_closed && st == ZC_CLOSED;
+            c->zc__kind &= ~(unsigned)CASE_CLOSED;
+            if (skip) {
+                c->zc__kind |= CASE_CLOSED;
+                (void)zc__waitlist_unregister(case_list(c), &c->zc__node);
+            }
+            closed += skip;
+            if (st == ZC_EMPTY || st == ZC_FULL || st == ZC_PENDING || skip) {
                 if (owed > 0) {
                     /* Holes skipped: slots freed, perhaps for a send case of ours. Off
                      * the lists, wake whom the slots are for; register again later (every
@@ -283,6 +303,10 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
+        if (closed == live) { /* skip_closed, and every enabled case is closed */
+            select_finish(s, n, true);
+            return ZC_CLOSED; /* *index == n */
+        }
         if (registered && busy && zc__in_self_wake()) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake (wait.h) */
             continue;
@@ -295,7 +319,8 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
         }
         for (size_t i = 0; i < n; i++) {
             zc_select_case *c = &s->zc__cases[i];
-            if (c->zc__handle) zc__waitlist_register(case_list(c), &c->zc__node, w); /* [F2] */
+            if (c->zc__handle && !(c->zc__kind & CASE_CLOSED))
+                zc__waitlist_register(case_list(c), &c->zc__node, w); /* [F2] */
         }
         registered = true; /* and re-check every case */
     }
@@ -316,16 +341,27 @@ static void select_op_cancel(void *op) {
     zc_select_cancel(&((select_op *)op)->sel);
 }
 
-zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned flags,
-                            uint64_t timeout_ns, size_t *index) {
+/* A new select run to a final status or to limit. */
+static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
+                            zc__limit limit, size_t *index) {
     select_op o = {.index = index};
     zc_select_init(&o.sel, cases, n, flags);
-    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, timeout_ns, true);
+    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true);
     if (s == ZC_TIMEDOUT && index) *index = n;
     return s;
+}
+
+zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned flags,
+                            uint64_t timeout_ns, size_t *index) {
+    return select_for(cases, n, flags, zc__limit_after(timeout_ns), index);
 }
 
 zc_status zc_select_blocking(zc_select_case *cases, size_t n, unsigned flags,
                              size_t *index) {
     return zc_select_timeout(cases, n, flags, UINT64_MAX, index);
+}
+
+zc_status zc_select_until(zc_select_case *cases, size_t n, unsigned flags,
+                          uint64_t deadline_ns, size_t *index) {
+    return select_for(cases, n, flags, zc__limit_until(deadline_ns), index);
 }

@@ -62,13 +62,15 @@ static zc_status try_once(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt,
 }
 
 zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg,
-                   uint64_t deadline_ns) {
+                   zc__limit *limit) {
     zc_status s = try_once(ch, recv, attempt, arg);
     if (s != ZC_PENDING) return s;
+    uint64_t deadline_ns = zc__limit_deadline(*limit); /* the clock only to wait */
     zc__spin_state sp = ZC__SPIN_INIT;
     while (!zc__deadline_passed(deadline_ns) && zc__spin_snooze(ch, &sp, recv)) {
         s = try_once(ch, recv, attempt, arg);
         if (s != ZC_PENDING) return s;
     }
+    *limit = zc__limit_until(deadline_ns);
     return ZC_PENDING;
 }

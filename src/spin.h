@@ -22,6 +22,7 @@
 #include <zchan/status.h>
 
 #include "chan.h"
+#include "clock.h"
 
 /* The watch: this long (0.5 µs), attempting each time the slot changes or a round of
  * 1, 2, 4, then 8 pauses ends. Timed, not counted: a pause's length differs twofold
@@ -56,12 +57,14 @@
 typedef zc_status zc__spin_attempt_fn(void *arg);
 
 /* Spin for an operation on ch (a receive when recv, else a send) until an attempt
- * returns a final status (returned), the spin is over, or deadline_ns passes (then
- * ZC_PENDING: the caller registers and parks). A send looks for the close at every look
- * (ZC_CLOSED: nothing was sent). The first attempt is made before anything else; the
- * clock is read only once the call has to wait. */
+ * returns a final status (returned), the spin is over, or *limit passes (then
+ * ZC_PENDING, and *limit is the deadline to park until: the caller registers and parks).
+ * A send looks for the close at every look (ZC_CLOSED: nothing was sent). The first
+ * attempt is made before anything else; the clock is read only once the call has to
+ * wait. *limit must not be spent yet (zc__limit_spent): a call with no time to wait
+ * makes its one attempt through the future. */
 zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg,
-                   uint64_t deadline_ns);
+                   zc__limit *limit);
 
 /* The spin's stages, one step at a time (zc__spin's loop; test_yield drives it). */
 typedef struct zc__spin_state {

@@ -6,6 +6,11 @@
  *
  * Messages of a batch are elem_size bytes each, laid out one after the other (an array).
  *
+ * A batch of 0 (n or max 0), the natural last turn of a loop that sends or takes what is
+ * left, returns ZC_OK having moved nothing (*sent or *got 0), in every form (try,
+ * futures, blocking, timed), without looking at the channel (so also once it is
+ * closed); its msgs or out may then be NULL, since nothing is read or written.
+ *
  * Algorithm. On a bounded channel a batch claims k consecutive slots of the ring with
  * one CAS on its tail (a receive: on its head), after checking that all k slots are
  * free (published); then it copies and publishes each slot, as k single operations
@@ -71,14 +76,14 @@ extern "C" {
  *
  * @param tx     Sender handle.
  * @param msgs   n * elem_size bytes; read during the call only.
- * @param n      Messages to send, >= 1.
+ * @param n      Messages to send; 0: ZC_OK at once, nothing sent.
  * @param sent   Where the count of messages sent goes (the first *sent of msgs), written
  *               on every status (0 on ZC_EINVAL); may be NULL.
  * @param flags  0 or ZC_ALL_OR_NOTHING.
  * @return ZC_OK (all n sent); ZC_FULL (bounded: the channel filled up, at some moment of
  *         the call, before all were sent: *sent were sent, the rest are the caller's);
  *         ZC_CLOSED (closed; the *sent sent before it stay in the channel); ZC_ENOMEM
- *         (unbounded, could not grow; *sent were sent); ZC_EINVAL (tx or msgs NULL, n 0,
+ *         (unbounded, could not grow; *sent were sent); ZC_EINVAL (tx NULL, msgs NULL with n > 0,
  *         an unknown flag, or ZC_ALL_OR_NOTHING with n above a bounded capacity).
  *
  * Thread safety: any number of concurrent senders and receivers.
@@ -99,11 +104,11 @@ ZC_EXPORT zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, 
  *
  * @param rx   Receiver handle.
  * @param out  max * elem_size writable bytes; only the first *got messages are written.
- * @param max  Most messages to take, >= 1.
+ * @param max  Most messages to take; 0: ZC_OK at once, *got 0.
  * @param got  Where the count of messages taken goes (0 unless ZC_OK); not NULL.
- * @return ZC_OK (*got >= 1); ZC_EMPTY (as zc_try_recv: open and nothing waiting, or a
+ * @return ZC_OK (*got >= 1, or 0 for max 0); ZC_EMPTY (as zc_try_recv: open and nothing waiting, or a
  *         reserved place next); ZC_CLOSED (closed and drained);
- *         ZC_EINVAL (rx, out or got NULL, or max 0).
+ *         ZC_EINVAL (rx or got NULL, or out NULL with max > 0).
  *
  * Thread safety: any number of concurrent senders and receivers.
  * Progress: as zc_try_recv when nothing is ready yet.
@@ -133,8 +138,8 @@ typedef struct zc_send_many {
  * @param tx     Sender handle; must stay alive until the future completes or is
  *               cancelled. NULL makes every poll return ZC_EINVAL.
  * @param msgs   n * elem_size bytes, borrowed until the future completes or is
- *               cancelled. NULL makes every poll return ZC_EINVAL.
- * @param n      Messages to send, >= 1 (0 makes every poll return ZC_EINVAL).
+ *               cancelled. NULL (n > 0) makes every poll return ZC_EINVAL.
+ * @param n      Messages to send; 0: the first poll returns ZC_OK, nothing sent.
  * @param flags  0 or ZC_ALL_OR_NOTHING (anything else: every poll returns ZC_EINVAL).
  */
 ZC_EXPORT void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t n,
@@ -160,7 +165,7 @@ ZC_EXPORT void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msg
  * @return ZC_OK (all n sent); ZC_CLOSED (closed: zc_send_many_sent tells how many were
  *         sent before it, the rest are the caller's); ZC_PENDING (registered with w);
  *         ZC_ENOMEM (unbounded, could not grow; may be polled again); ZC_EINVAL (f, w,
- *         w->wake, the handle or msgs NULL, n 0, an unknown flag, or ZC_ALL_OR_NOTHING
+ *         w->wake or the handle NULL, msgs NULL with n > 0, an unknown flag, or ZC_ALL_OR_NOTHING
  *         with n above the capacity). A future that returned ZC_OK or ZC_CLOSED returns
  *         the same again and sends nothing more.
  *
@@ -213,11 +218,12 @@ ZC_EXPORT void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx);
  * @param f    An initialised future.
  * @param w    Waker to call once a message (or close) may be available.
  * @param out  max * elem_size writable bytes; the first *got messages are written on ZC_OK.
- * @param max  Most messages to take, >= 1.
+ * @param max  Most messages to take; 0: ZC_OK at once, *got 0 (a pending future is
+ *             cancelled first).
  * @param got  Where the count taken goes (0 unless ZC_OK); not NULL.
- * @return ZC_OK (*got >= 1, the oldest messages in order); ZC_CLOSED (closed and
- *         drained); ZC_PENDING; ZC_EINVAL (f, w, w->wake, the handle, out or got NULL,
- *         or max 0).
+ * @return ZC_OK (*got >= 1, the oldest messages in order; 0 for max 0); ZC_CLOSED (closed
+ *         and drained); ZC_PENDING; ZC_EINVAL (f, w, w->wake, the handle or got NULL, or
+ *         out NULL with max > 0).
  *
  * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
  * Wakes: up to *got waiting senders (bounded); an unused wake-up is passed on.
@@ -239,7 +245,7 @@ ZC_EXPORT void zc_recv_many_cancel(zc_recv_many *f);
  *
  * @param tx     Sender handle.
  * @param msgs   n * elem_size bytes, read until the call returns.
- * @param n      Messages to send, >= 1.
+ * @param n      Messages to send; 0: ZC_OK at once, nothing sent.
  * @param sent   Where the count sent goes (n on ZC_OK); may be NULL.
  * @param flags  0 or ZC_ALL_OR_NOTHING (waits until n slots are free at once).
  * @return ZC_OK; ZC_CLOSED (the first *sent were sent); ZC_ENOMEM; ZC_EINVAL (as
@@ -255,7 +261,7 @@ ZC_EXPORT zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_
  *
  * @param tx          Sender handle.
  * @param msgs        n * elem_size bytes, read until the call returns.
- * @param n           Messages to send, >= 1.
+ * @param n           Messages to send; 0: ZC_OK at once, nothing sent.
  * @param sent        Where the count sent goes; may be NULL.
  * @param flags       0 or ZC_ALL_OR_NOTHING.
  * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
@@ -274,9 +280,9 @@ ZC_EXPORT zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t
  *
  * @param rx   Receiver handle.
  * @param out  max * elem_size writable bytes.
- * @param max  Most messages to take, >= 1.
+ * @param max  Most messages to take; 0: ZC_OK at once, *got 0.
  * @param got  Where the count taken goes; not NULL.
- * @return ZC_OK (*got >= 1); ZC_CLOSED (closed and drained); ZC_EINVAL.
+ * @return ZC_OK (*got >= 1, or 0 for max 0); ZC_CLOSED (closed and drained); ZC_EINVAL.
  */
 ZC_EXPORT zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got);
 
@@ -285,7 +291,7 @@ ZC_EXPORT zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max
  *
  * @param rx          Receiver handle.
  * @param out         max * elem_size writable bytes.
- * @param max         Most messages to take, >= 1.
+ * @param max         Most messages to take; 0: ZC_OK at once, *got 0.
  * @param got         Where the count taken goes; not NULL.
  * @param timeout_ns  Nanoseconds on CLOCK_MONOTONIC; 0 makes one attempt; UINT64_MAX
  *                    waits forever.
@@ -293,6 +299,46 @@ ZC_EXPORT zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max
  */
 ZC_EXPORT zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
                                          uint64_t timeout_ns);
+
+/**
+ * As zc_send_many_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * (clock_gettime(CLOCK_MONOTONIC), in nanoseconds), for loops that share one deadline
+ * across several calls.
+ *
+ * @param tx           Sender handle.
+ * @param msgs         n * elem_size bytes, read until the call returns.
+ * @param n            Messages to send, as for zc_send_many_blocking.
+ * @param sent         Where the count sent goes; may be NULL.
+ * @param flags        0 or ZC_ALL_OR_NOTHING.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return as zc_send_many_timeout, ZC_TIMEDOUT once the deadline has passed (the first
+ *         *sent were sent, the rest are the caller's).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_send_many future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_send_many_until(zc_sender *tx, const void *msgs, size_t n,
+                                       size_t *sent, unsigned flags, uint64_t deadline_ns);
+
+/**
+ * As zc_recv_many_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time in
+ * nanoseconds (see zc_send_many_until).
+ *
+ * @param rx           Receiver handle.
+ * @param out          max * elem_size writable bytes.
+ * @param max          Most messages to take, as for zc_recv_many_blocking.
+ * @param got          Where the count taken goes; not NULL.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return as zc_recv_many_blocking, plus ZC_TIMEDOUT (the deadline passed: nothing was
+ *         taken).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_recv_many future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_recv_many_until(zc_receiver *rx, void *out, size_t max, size_t *got,
+                                       uint64_t deadline_ns);
 
 #ifdef __cplusplus
 }

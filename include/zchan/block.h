@@ -16,8 +16,10 @@
  * |-------------------------------|---------------------------------------------------|
  * | zc_parker_waker's wake        | everything, from any thread                       |
  * | park, park_timeout            | wake; only one thread parks on one parker         |
+ * | park_until                    | as park                                           |
  * | init, destroy                 | nothing                                           |
  * | zc_*_blocking, zc_*_timeout   | everything (each call uses its own parker)        |
+ * | zc_send_until, zc_recv_until  | everything (each call uses its own parker)        |
  */
 #ifndef ZCHAN_BLOCK_H
 #define ZCHAN_BLOCK_H
@@ -87,6 +89,22 @@ ZC_EXPORT void zc_parker_park(zc_parker *p);
  *         ZC_EINVAL (p NULL).
  */
 ZC_EXPORT zc_status zc_parker_park_timeout(zc_parker *p, uint64_t timeout_ns);
+
+/**
+ * As zc_parker_park, waiting at most until deadline_ns, an absolute CLOCK_MONOTONIC
+ * time (clock_gettime(CLOCK_MONOTONIC), in nanoseconds): the form for a loop that
+ * shares one deadline across several waits.
+ *
+ * @param p            An initialised parker.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past only checks
+ *                     for the permit; UINT64_MAX waits forever. The spin stops once the
+ *                     deadline has passed, as for zc_parker_park_timeout.
+ * @return ZC_OK (the permit was consumed); ZC_TIMEDOUT (no permit by the deadline);
+ *         ZC_EINVAL (p NULL).
+ *
+ * Thread safety: as zc_parker_park: wake from any thread, one thread parks on p.
+ */
+ZC_EXPORT zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns);
 
 /**
  * Release what zc_parker_init set up. No wake of its waker may be running or to come.
@@ -183,6 +201,42 @@ ZC_EXPORT zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t tim
  *         wait out.
  */
 ZC_EXPORT zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns);
+
+/**
+ * As zc_send_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * (clock_gettime(CLOCK_MONOTONIC), in nanoseconds), for loops that share one deadline
+ * across several calls. The call reads the clock once to see whether the deadline has
+ * passed, and again only while it waits.
+ *
+ * @param tx           Sender handle.
+ * @param msg          elem_size bytes, read until the call returns.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return ZC_OK; ZC_CLOSED (nothing sent); ZC_ENOMEM (unbounded, could not grow);
+ *         ZC_TIMEDOUT (the deadline passed: the send was cancelled, nothing was sent,
+ *         the message is still the caller's; as for zc_send_timeout, also possible while
+ *         a peer is stalled mid-operation); ZC_EINVAL (tx or msg NULL).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_send future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_send_until(zc_sender *tx, const void *msg, uint64_t deadline_ns);
+
+/**
+ * As zc_recv_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time in
+ * nanoseconds (see zc_send_until).
+ *
+ * @param rx           Receiver handle.
+ * @param out          elem_size writable bytes; written only on ZC_OK.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return ZC_OK; ZC_CLOSED (closed and drained); ZC_TIMEDOUT (the deadline passed:
+ *         cancelled, nothing was taken); ZC_EINVAL (rx or out NULL).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_recv future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns);
 
 #ifdef __cplusplus
 }

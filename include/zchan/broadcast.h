@@ -364,6 +364,42 @@ ZC_EXPORT zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg,
 ZC_EXPORT zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                                           uint64_t timeout_ns);
 
+/**
+ * As zc_bcast_send_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * (clock_gettime(CLOCK_MONOTONIC), in nanoseconds), for loops that share one deadline
+ * across several calls.
+ *
+ * @param tx           Sender handle.
+ * @param msg          elem_size bytes, read until the call returns.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return As zc_bcast_send_blocking, plus ZC_TIMEDOUT (the deadline passed: nothing was
+ *         sent).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_bcast_send future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_bcast_send_until(zc_bcast_sender *tx, const void *msg,
+                                        uint64_t deadline_ns);
+
+/**
+ * As zc_bcast_recv_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * in nanoseconds (see zc_bcast_send_until).
+ *
+ * @param rx           Receiver handle.
+ * @param out          elem_size writable bytes; written only on ZC_OK.
+ * @param missed       Optional: on ZC_LAGGED, the number of messages missed.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return As zc_bcast_recv_blocking, plus ZC_TIMEDOUT (the deadline passed: nothing was
+ *         taken).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_bcast_recv future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_bcast_recv_until(zc_bcast_receiver *rx, void *out, uint64_t *missed,
+                                        uint64_t deadline_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -151,6 +151,23 @@ ZC_EXPORT zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p);
 ZC_EXPORT zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns);
 
 /**
+ * As zc_reserve_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * (clock_gettime(CLOCK_MONOTONIC), in nanoseconds), for loops that share one deadline
+ * across several calls.
+ *
+ * @param tx           Sender handle.
+ * @param p            Caller's permit, filled on ZC_OK and emptied otherwise.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt (as a timeout of 0); UINT64_MAX waits forever.
+ * @return ZC_OK; ZC_CLOSED; ZC_TIMEDOUT (the deadline passed: nothing reserved);
+ *         ZC_EINVAL (tx or p NULL).
+ *
+ * Thread safety: any number of threads at once.
+ * Source: a zc_reserve future driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_reserve_until(zc_sender *tx, zc_permit *p, uint64_t deadline_ns);
+
+/**
  * Copy msg into the permit's place and make it receivable; wake one waiting receiver.
  * Bounded: never waits, the place is already held. Unbounded: the commit is the send
  * itself, so, like zc_try_send, it waits out a sender stalled while it installs the

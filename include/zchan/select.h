@@ -36,11 +36,27 @@
  * zc_select_disable; once every case is disabled the select reports ZC_CLOSED with
  * index n (nothing is left to select).
  *
+ * With the flag ZC_SELECT_SKIP_CLOSED a loop over inputs that close one by one needs
+ * no bookkeeping: a case whose channel is closed (a receive: closed and drained) is
+ * skipped, as if not ready, and the select reports ZC_CLOSED (index n) only once every
+ * enabled case is closed:
+ *
+ * \code
+ * zc_select_case cases[2];
+ * zc_select_recv_case(&cases[0], rx_a, &a);
+ * zc_select_recv_case(&cases[1], rx_b, &b);
+ * size_t i;
+ * while (zc_select_blocking(cases, 2, ZC_SELECT_SKIP_CLOSED, &i) == ZC_OK)
+ *     handle(i, i == 0 ? a : b); // every message of both, in any interleaving
+ * // ZC_CLOSED, i == 2: both closed and drained
+ * \endcode
+ *
  * | call                                    | concurrent with                          |
  * |-----------------------------------------|------------------------------------------|
  * | poll, cancel, disable of one select     | not with each other (one owner)          |
  * | any call on different selects           | everything, also on the same channels    |
  * | zc_select_blocking, zc_select_timeout   | everything (each call owns its select)   |
+ * | zc_select_until                         | everything (each call owns its select)   |
  * | case init, select init                  | only while that select is not pending    |
  */
 #ifndef ZCHAN_SELECT_H
@@ -66,6 +82,15 @@ extern "C" {
 /** Flag for zc_select_init: among the ready cases, always take the first in list order
  *  (priority) instead of the fair choice (see the file comment). */
 #define ZC_SELECT_ORDERED 1u
+
+/** Flag for zc_select_init, zc_select_blocking, zc_select_timeout and zc_select_until:
+ *  skip a case whose channel is closed (a receive case: closed and drained; a send case:
+ *  closed), as if it were never ready (it is not registered, so its channel never wakes
+ *  the select), and report ZC_CLOSED, with index n, only once every enabled case is
+ *  closed. Without it a closed case is an outcome of its own: ZC_CLOSED for that case,
+ *  at every poll until it is disabled (zc_select_disable). Combines with
+ *  ZC_SELECT_ORDERED. */
+#define ZC_SELECT_SKIP_CLOSED 2u
 
 /** One operation of a select. Caller-allocated (usually an array); fields are private.
  *  Set it up with zc_select_recv_case or zc_select_send_case. It must not move while its
@@ -127,7 +152,8 @@ ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void 
  * @param n      Number of cases; more than UINT32_MAX makes every poll return ZC_EINVAL.
  * @param flags  0 (fair: the first selection chooses uniformly at random among the
  *               cases ready, the next ones go on round-robin after the case chosen), or
- *               ZC_SELECT_ORDERED (the first ready case in list order wins). Any other
+ *               ZC_SELECT_ORDERED (the first ready case in list order wins), either
+ *               or'd with ZC_SELECT_SKIP_CLOSED (closed cases are skipped). Any other
  *               bit makes every poll return ZC_EINVAL.
  *
  * Thread safety: the select is the caller's; init it only when it is not pending.
@@ -154,8 +180,9 @@ ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, uns
  * @param index  Receives the index of the case the status belongs to, or n when it
  *               belongs to none (ZC_PENDING, ZC_EINVAL for a bad select or waker, and
  *               ZC_CLOSED when every case is disabled).
- * @return ZC_OK, ZC_CLOSED or ZC_ENOMEM for case *index; ZC_CLOSED with *index == n
- *         when every case is disabled; ZC_PENDING (registered with w, see waker.h);
+ * @return ZC_OK, ZC_CLOSED (never with ZC_SELECT_SKIP_CLOSED) or ZC_ENOMEM for case
+ *         *index; ZC_CLOSED with *index == n when every case is disabled, or with
+ *         ZC_SELECT_SKIP_CLOSED when every enabled case is closed; ZC_PENDING (registered with w, see waker.h);
  *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than UINT32_MAX,
  *         unknown flags, or case *index has a NULL out or msg). Any status but
  *         ZC_PENDING leaves nothing registered.
@@ -212,7 +239,7 @@ ZC_EXPORT void zc_select_disable(zc_select *s, size_t index);
  *
  * @param cases  As for zc_select_init; used for the duration of the call.
  * @param n      Number of cases.
- * @param flags  0 or ZC_SELECT_ORDERED.
+ * @param flags  As for zc_select_init.
  * @param index  Receives the case the status belongs to, or n (see zc_select_poll).
  * @return As zc_select_poll, without ZC_PENDING.
  *
@@ -227,7 +254,7 @@ ZC_EXPORT zc_status zc_select_blocking(zc_select_case *cases, size_t n, unsigned
  *
  * @param cases       As for zc_select_init; used for the duration of the call.
  * @param n           Number of cases.
- * @param flags       0 or ZC_SELECT_ORDERED.
+ * @param flags       As for zc_select_init.
  * @param timeout_ns  0 makes one attempt; UINT64_MAX waits forever.
  * @param index       Receives the case the status belongs to, or n.
  * @return As zc_select_blocking, plus ZC_TIMEDOUT with *index == n (every case was
@@ -235,6 +262,26 @@ ZC_EXPORT zc_status zc_select_blocking(zc_select_case *cases, size_t n, unsigned
  */
 ZC_EXPORT zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned flags,
                                       uint64_t timeout_ns, size_t *index);
+
+/**
+ * As zc_select_timeout, giving up at deadline_ns, an absolute CLOCK_MONOTONIC time
+ * (clock_gettime(CLOCK_MONOTONIC), in nanoseconds): a select loop that must end by a
+ * given time passes the same deadline to every call.
+ *
+ * @param cases        As for zc_select_init; used for the duration of the call.
+ * @param n            Number of cases.
+ * @param flags        As for zc_select_init.
+ * @param deadline_ns  CLOCK_MONOTONIC time in nanoseconds; one already past makes one
+ *                     attempt at every case (as a timeout of 0); UINT64_MAX waits forever.
+ * @param index        Receives the case the status belongs to, or n.
+ * @return As zc_select_blocking, plus ZC_TIMEDOUT with *index == n (the deadline passed;
+ *         every case was cancelled: nothing was taken, nothing was sent).
+ *
+ * Thread safety: any number of threads at once, on any channels.
+ * Source: a zc_select driven by a zc_parker waker (block_on).
+ */
+ZC_EXPORT zc_status zc_select_until(zc_select_case *cases, size_t n, unsigned flags,
+                                    uint64_t deadline_ns, size_t *index);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,10 @@
  *                                                                        zc_send_timeout
  *   zc_status name_recv_timeout(name_receiver *rx, T *out, uint64_t timeout_ns)
  *                                                                        zc_recv_timeout
+ *   zc_status name_send_until(name_sender *tx, T msg, uint64_t deadline_ns)
+ *                                                                          zc_send_until
+ *   zc_status name_recv_until(name_receiver *rx, T *out, uint64_t deadline_ns)
+ *                                                                          zc_recv_until
  *   zc_status name_sender_info(const name_sender *tx, zc_info *out)       zc_sender_info
  *   zc_status name_receiver_info(const name_receiver *rx, zc_info *out) zc_receiver_info
  *   name_send                       send future: a zc_send and the T it sends (zc_send)
@@ -65,6 +69,10 @@
  *   zc_status name_recv_many_blocking(rx, out, max, got)         zc_recv_many_blocking
  *   zc_status name_recv_many_timeout(rx, out, max, got, timeout_ns)
  *                                                                zc_recv_many_timeout
+ *   zc_status name_send_many_until(tx, msgs, n, sent, flags, deadline_ns)
+ *                                                                  zc_send_many_until
+ *   zc_status name_recv_many_until(rx, out, max, got, deadline_ns)
+ *                                                                  zc_recv_many_until
  *   name_send_many                          batch send future (zc_send_many)
  *   void name_send_many_init(name_send_many *f, name_sender *tx, const T *msgs, size_t n,
  *                            unsigned flags)   zc_send_many_init (msgs is borrowed)
@@ -84,6 +92,7 @@
  *   zc_status name_try_reserve(name_sender *tx, name_permit *p)        zc_try_reserve
  *   zc_status name_reserve_blocking(name_sender *tx, name_permit *p) zc_reserve_blocking
  *   zc_status name_reserve_timeout(tx, p, timeout_ns)                zc_reserve_timeout
+ *   zc_status name_reserve_until(tx, p, deadline_ns)                   zc_reserve_until
  *   name_reserve                                 reservation future (zc_reserve)
  *   void name_reserve_init(name_reserve *f, name_sender *tx, name_permit *p)
  *                                                                     zc_reserve_init
@@ -134,6 +143,10 @@
  *                                                                  zc_bcast_send_timeout
  *   zc_status name_recv_timeout(name_receiver *rx, T *out, uint64_t *missed,
  *                               uint64_t timeout_ns)               zc_bcast_recv_timeout
+ *   zc_status name_send_until(name_sender *tx, T msg, uint64_t deadline_ns)
+ *                                                                    zc_bcast_send_until
+ *   zc_status name_recv_until(name_receiver *rx, T *out, uint64_t *missed,
+ *                             uint64_t deadline_ns)                  zc_bcast_recv_until
  *   zc_status name_sender_info(const name_sender *tx, zc_info *out) zc_bcast_sender_info
  *   zc_status name_receiver_info(const name_receiver *rx, zc_info *out)
  *                                                                 zc_bcast_receiver_info
@@ -295,6 +308,10 @@
                                                uint64_t zc__timeout_ns) {                  \
         return p##send_timeout(ZC__CAST(p##sender *, zc__tx), &zc__v, zc__timeout_ns);     \
     }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_until(name##_sender *zc__tx, T zc__v,               \
+                                             uint64_t zc__deadline_ns) {                   \
+        return p##send_until(ZC__CAST(p##sender *, zc__tx), &zc__v, zc__deadline_ns);      \
+    }                                                                                      \
     ZC__TYPED_FN zc_status name##_sender_info(const name##_sender *zc__tx,                 \
                                               zc_info *zc__out) {                          \
         return p##sender_info(ZC__CAST(const p##sender *, zc__tx), zc__out);               \
@@ -396,6 +413,10 @@
                                                uint64_t zc__timeout_ns) {                  \
         return zc_recv_timeout(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__timeout_ns);  \
     }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_until(name##_receiver *zc__rx, T *zc__out,          \
+                                             uint64_t zc__deadline_ns) {                   \
+        return zc_recv_until(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__deadline_ns);   \
+    }                                                                                      \
                                                                                            \
     ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *zc__f, const zc_waker *zc__w,     \
                                             T *zc__out) {                                  \
@@ -425,6 +446,12 @@
         return zc_send_many_timeout(ZC__CAST(zc_sender *, zc__tx), zc__vs, zc__n,          \
                                     zc__sent, zc__flags, zc__timeout_ns);                  \
     }                                                                                      \
+    ZC__TYPED_FN zc_status name##_send_many_until(                                         \
+        name##_sender *zc__tx, const T *zc__vs, size_t zc__n, size_t *zc__sent,            \
+        unsigned zc__flags, uint64_t zc__deadline_ns) {                                    \
+        return zc_send_many_until(ZC__CAST(zc_sender *, zc__tx), zc__vs, zc__n, zc__sent,  \
+                                  zc__flags, zc__deadline_ns);                             \
+    }                                                                                      \
     ZC__TYPED_FN zc_status name##_recv_many_blocking(name##_receiver *zc__rx, T *zc__out,  \
                                                      size_t zc__max, size_t *zc__got) {    \
         return zc_recv_many_blocking(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__max,    \
@@ -435,6 +462,12 @@
                                                     uint64_t zc__timeout_ns) {             \
         return zc_recv_many_timeout(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__max,     \
                                     zc__got, zc__timeout_ns);                              \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_many_until(name##_receiver *zc__rx, T *zc__out,     \
+                                                  size_t zc__max, size_t *zc__got,         \
+                                                  uint64_t zc__deadline_ns) {              \
+        return zc_recv_many_until(ZC__CAST(zc_receiver *, zc__rx), zc__out, zc__max,       \
+                                  zc__got, zc__deadline_ns);                               \
     }                                                                                      \
     ZC__TYPED_FN void name##_send_many_init(name##_send_many *zc__f,                       \
                                             name##_sender *zc__tx, const T *zc__vs,        \
@@ -488,6 +521,12 @@
         return zc_reserve_timeout(ZC__CAST(zc_sender *, zc__tx),                           \
                                   zc__p == NULL ? NULL : &zc__p->zc__permit,               \
                                   zc__timeout_ns);                                         \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_reserve_until(                                           \
+        name##_sender *zc__tx, name##_permit *zc__p, uint64_t zc__deadline_ns) {           \
+        return zc_reserve_until(ZC__CAST(zc_sender *, zc__tx),                             \
+                                zc__p == NULL ? NULL : &zc__p->zc__permit,                 \
+                                zc__deadline_ns);                                          \
     }                                                                                      \
     ZC__TYPED_FN void name##_reserve_init(name##_reserve *zc__f, name##_sender *zc__tx,    \
                                           name##_permit *zc__p) {                          \
@@ -581,6 +620,12 @@
                                                uint64_t zc__timeout_ns) {                  \
         return zc_bcast_recv_timeout(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,       \
                                      zc__missed, zc__timeout_ns);                          \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_recv_until(name##_receiver *zc__rx, T *zc__out,          \
+                                             uint64_t *zc__missed,                         \
+                                             uint64_t zc__deadline_ns) {                   \
+        return zc_bcast_recv_until(ZC__CAST(zc_bcast_receiver *, zc__rx), zc__out,         \
+                                   zc__missed, zc__deadline_ns);                           \
     }                                                                                      \
                                                                                            \
     ZC__TYPED_FN zc_status name##_recv_poll(name##_recv *zc__f, const zc_waker *zc__w,     \

@@ -1,6 +1,11 @@
 /* Unit tests of the batch operations (zchan/batch.h): exact counts, FIFO order, the ring
  * index wrapping inside a batch, ZC_ALL_OR_NOTHING, who is woken and how often (counting
- * wakers, manual polling on one thread), and the blocking forms. */
+ * wakers, manual polling on one thread), batches of 0, and the blocking, timed and
+ * deadline forms. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* clock_gettime (mono_clock.h) under -std=c11 */
+#endif
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +22,7 @@
 #include <zchan/mpmc.h>
 
 #include "inline_sender.h"
+#include "mono_clock.h"
 #include "queue/ring_batch.h" /* the ring itself, for the counter wrap-around test */
 #include "u64_fixture.h"
 
@@ -161,11 +167,10 @@ static void test_bad_arguments_are_einval(void **state) {
     assert_int_equal(zc_try_send_many(NULL, v, 2, &n, 0), ZC_EINVAL);
     assert_int_equal(n, 0);
     assert_int_equal(zc_try_send_many(f.tx, NULL, 2, &n, 0), ZC_EINVAL);
-    assert_int_equal(zc_try_send_many(f.tx, v, 0, &n, 0), ZC_EINVAL);
     assert_int_equal(zc_try_send_many(f.tx, v, 2, &n, 2u), ZC_EINVAL);
     assert_int_equal(zc_try_recv_many(NULL, v, 2, &n), ZC_EINVAL);
     assert_int_equal(zc_try_recv_many(f.rx, NULL, 2, &n), ZC_EINVAL);
-    assert_int_equal(zc_try_recv_many(f.rx, v, 0, &n), ZC_EINVAL);
+    assert_int_equal(zc_try_recv_many(f.rx, NULL, 0, NULL), ZC_EINVAL); /* got NULL */
     assert_int_equal(zc_try_recv_many(f.rx, v, 2, NULL), ZC_EINVAL);
     assert_int_equal(channel_len(&f), 0);
     /* sent may be NULL. */
@@ -505,14 +510,16 @@ static void test_future_polls_with_bad_arguments_are_einval(void **state) {
     zc_recv_many r;
     zc_send_many_init(&s, f.tx, v, 3, ZC_ALL_OR_NOTHING); /* 3 > cap */
     assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
-    zc_send_many_init(&s, f.tx, v, 0, 0);
+    zc_send_many_init(&s, f.tx, NULL, 1, 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
+    zc_send_many_init(&s, f.tx, NULL, 0, 2u); /* an unknown flag, even for a batch of 0 */
     assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
     zc_send_many_init(&s, NULL, v, 1, 0);
     assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_EINVAL);
     zc_send_many_init(&s, f.tx, v, 1, 0);
     assert_int_equal(zc_send_many_poll(&s, NULL), ZC_EINVAL);
     zc_recv_many_init(&r, f.rx);
-    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 0, &got), ZC_EINVAL);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 0, NULL), ZC_EINVAL);
     assert_int_equal(zc_recv_many_poll(&r, &f.w[0], out, 2, NULL), ZC_EINVAL);
     assert_int_equal(zc_recv_many_poll(&r, &f.w[0], NULL, 2, &got), ZC_EINVAL);
     assert_int_equal(channel_len(&f), 0);
@@ -600,6 +607,145 @@ static void test_timeouts_report_timedout_with_what_was_done(void **state) {
     fixture_done(&f);
 }
 
+/* ---- a batch of 0 ------------------------------------------------------------------ */
+
+static void test_batches_of_zero_return_ok_having_moved_nothing_in_every_form(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    uint64_t v[2] = {1, 2}, out[2] = {7, 7};
+    size_t n = 9;
+    /* try */
+    assert_int_equal(zc_try_send_many(f.tx, v, 0, &n, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_try_send_many(f.tx, NULL, 0, &n, ZC_ALL_OR_NOTHING), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_try_recv_many(f.rx, out, 0, &n), ZC_OK); /* empty channel */
+    assert_int_equal(n, 0);
+    /* blocking and timed: no wait, even on an empty channel */
+    n = 9;
+    assert_int_equal(zc_send_many_blocking(f.tx, v, 0, &n, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_recv_many_blocking(f.rx, NULL, 0, &n), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_send_many_timeout(f.tx, v, 0, &n, 0, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_recv_many_timeout(f.rx, out, 0, &n, UINT64_MAX), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_send_many_until(f.tx, v, 0, &n, 0, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_recv_many_until(f.rx, out, 0, &n, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(channel_len(&f), 0);
+    /* with the channel full, and with messages to take */
+    send_many(f.tx, 2, 1, 0, ZC_OK, 2);
+    n = 9;
+    assert_int_equal(zc_send_many_timeout(f.tx, v, 0, &n, ZC_ALL_OR_NOTHING, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(zc_try_recv_many(f.rx, out, 0, &n), ZC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(out[0], 7); /* nothing written */
+    assert_int_equal(channel_len(&f), 2);
+    /* on a closed channel too */
+    zc_sender_close(f.tx);
+    n = 9;
+    assert_int_equal(zc_try_send_many(f.tx, v, 0, &n, 0), ZC_OK);
+    assert_int_equal(n, 0);
+    expect_many(f.rx, 2, 2, 1);
+    n = 9;
+    assert_int_equal(zc_try_recv_many(f.rx, out, 0, &n), ZC_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(wakes(&f, 0), 0);
+    fixture_done(&f);
+}
+
+static void test_batch_futures_of_zero_complete_at_their_first_poll(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    uint64_t v = 1, out[2];
+    send_many(f.tx, 1, 5, 0, ZC_OK, 1); /* full */
+    zc_send_many s;
+    zc_send_many_init(&s, f.tx, NULL, 0, 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_OK);
+    assert_int_equal(zc_send_many_sent(&s), 0);
+    assert_int_equal(zc_send_many_poll(&s, &f.w[0]), ZC_OK); /* completed stays completed */
+    /* A pending receive polled with max 0 completes, and is off the list: the message
+     * sent next wakes nobody and stays for the next receive. */
+    expect_many(f.rx, 1, 1, 5);
+    zc_recv_many r;
+    zc_recv_many_init(&r, f.rx);
+    size_t got = 9;
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[1], out, 2, &got), ZC_PENDING);
+    assert_int_equal(zc_recv_many_poll(&r, &f.w[1], out, 0, &got), ZC_OK);
+    assert_int_equal(got, 0);
+    assert_int_equal(zc_try_send(f.tx, &v), ZC_OK);
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(wakes(&f, 0), 0);
+    expect_many(f.rx, 2, 1, 1);
+    fixture_done(&f);
+}
+
+/* ---- absolute deadlines ------------------------------------------------------------ */
+
+static void test_until_forms_make_one_attempt_at_a_past_deadline(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 3);
+    uint64_t v[5], out[2];
+    size_t n = 9;
+    fill(v, 5, 1);
+    assert_int_equal(zc_recv_many_until(f.rx, out, 2, &n, 0), ZC_TIMEDOUT);
+    assert_int_equal(n, 0);
+    assert_int_equal(zc_send_many_until(f.tx, v, 5, &n, 0, 1), ZC_TIMEDOUT);
+    assert_int_equal(n, 3); /* what fitted at the one attempt */
+    assert_int_equal(zc_send_many_until(f.tx, v + 3, 2, &n, ZC_ALL_OR_NOTHING, 1),
+                     ZC_TIMEDOUT);
+    assert_int_equal(n, 0);
+    assert_int_equal(zc_recv_many_until(f.rx, out, 2, &n, 1), ZC_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(zc_send_many_until(f.tx, v + 3, 2, &n, ZC_ALL_OR_NOTHING, 1), ZC_OK);
+    assert_int_equal(n, 2);
+    expect_many(f.rx, 3, 3, 3);
+    fixture_done(&f);
+}
+
+static void test_until_forms_time_out_at_a_near_deadline_and_wait_without_one(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    uint64_t v[2] = {1, 2}, out[2];
+    size_t n = 9;
+    uint64_t deadline = now_ns() + 20 * 1000000u;
+    assert_int_equal(zc_recv_many_until(f.rx, out, 2, &n, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    deadline = now_ns() + 20 * 1000000u;
+    assert_int_equal(zc_send_many_until(f.tx, v, 2, &n, 0, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    assert_int_equal(n, 1);
+    /* No deadline: with a message there, at once. */
+    assert_int_equal(zc_recv_many_until(f.rx, out, 2, &n, UINT64_MAX), ZC_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(zc_send_many_until(f.tx, v + 1, 1, &n, 0, UINT64_MAX), ZC_OK);
+    expect_many(f.rx, 2, 1, 2);
+    fixture_done(&f);
+}
+
+/* Found by a break test: an all-or-nothing batch that found a released reservation (a
+ * hole) at the oldest place skipped it, which freed its slot, then said ZC_FULL for want
+ * of more slots, and woke no sender for the slot it freed (waker rule 4). */
 /* An all-or-nothing batch finds a released reservation (a hole) at the oldest place and
  * skips it, which frees its slot, then says ZC_FULL for want of more slots. It must wake
  * a sender for the slot it freed (waker rule 4). */
@@ -913,6 +1059,11 @@ int main(void) {
         cmocka_unit_test(test_blocking_batches_deliver_everything_in_order),
         cmocka_unit_test(test_blocking_all_or_nothing_batches_deliver_everything_in_order),
         cmocka_unit_test(test_timeouts_report_timedout_with_what_was_done),
+        cmocka_unit_test(test_batches_of_zero_return_ok_having_moved_nothing_in_every_form),
+        cmocka_unit_test(test_batch_futures_of_zero_complete_at_their_first_poll),
+        cmocka_unit_test(test_until_forms_make_one_attempt_at_a_past_deadline),
+        cmocka_unit_test(
+            test_until_forms_time_out_at_a_near_deadline_and_wait_without_one),
         cmocka_unit_test(
             test_all_or_nothing_batch_that_skips_a_hole_wakes_a_sender_for_its_slot),
         cmocka_unit_test(

@@ -1,5 +1,6 @@
 /*
- * Unit tests of the blocking layer (zc_*_blocking, zc_*_timeout in zchan/block.h).
+ * Unit tests of the blocking layer (zc_*_blocking, zc_*_timeout, zc_*_until in
+ * zchan/block.h).
  *
  * When a test needs a thread to be blocked before it acts (close, send), it waits until
  * that thread is asleep in the kernel, read from /proc/self/task/<tid>/stat, instead of
@@ -46,7 +47,14 @@ static void make_unbounded(zc_sender **tx, zc_receiver **rx) {
 
 /* ---- a thread that makes one blocking call, and a way to know it is blocked -------- */
 
-typedef enum call { SEND_BLOCKING, RECV_BLOCKING, RECV_TIMEOUT_60S, SEND_TIMEOUT_1S, RECV_TIMEOUT_1S } call;
+typedef enum call {
+    SEND_BLOCKING,
+    RECV_BLOCKING,
+    RECV_TIMEOUT_60S,
+    SEND_TIMEOUT_1S,
+    RECV_TIMEOUT_1S,
+    RECV_UNTIL_NEVER
+} call;
 
 typedef struct blocked {
     pthread_t thread;
@@ -68,6 +76,7 @@ static void *blocked_main(void *arg) {
     case RECV_TIMEOUT_60S: b->status = zc_recv_timeout(b->rx, &b->value, 60000 * MS); break;
     case SEND_TIMEOUT_1S: b->status = zc_send_timeout(b->tx, &b->value, 1000 * MS); break;
     case RECV_TIMEOUT_1S: b->status = zc_recv_timeout(b->rx, &b->value, 1000 * MS); break;
+    case RECV_UNTIL_NEVER: b->status = zc_recv_until(b->rx, &b->value, UINT64_MAX); break;
     }
     return NULL;
 }
@@ -488,6 +497,127 @@ static void test_null_arguments_give_einval(void **unused) {
     zc_receiver_drop(rx);
 }
 
+/* ---- absolute deadlines (the *_until forms) ------------------------------------------ */
+
+static void test_a_past_deadline_makes_one_attempt_that_succeeds_when_possible(
+    void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t past[] = {0, 1, now_ns() - 1};
+    for (size_t i = 0; i < sizeof past / sizeof past[0]; i++) {
+        uint64_t m = 10 + i, v = 0;
+        assert_int_equal(zc_send_until(tx, &m, past[i]), ZC_OK);
+        uint64_t other = 99;
+        assert_int_equal(zc_send_until(tx, &other, past[i]), ZC_TIMEDOUT); /* full */
+        assert_int_equal(zc_recv_until(rx, &v, past[i]), ZC_OK);
+        assert_int_equal(v, 10 + i);
+        v = 0;
+        assert_int_equal(zc_recv_until(rx, &v, past[i]), ZC_TIMEDOUT); /* 99 was not sent */
+        assert_int_equal(v, 0);
+    }
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_a_near_deadline_times_out_once_it_has_passed(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t m = 1, v = 0;
+    assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    uint64_t deadline = now_ns() + 20 * MS;
+    m = 2;
+    assert_int_equal(zc_send_until(tx, &m, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    assert_int_equal(zc_try_recv(rx, &v), ZC_OK);
+    assert_int_equal(v, 1);
+    deadline = now_ns() + 20 * MS;
+    assert_int_equal(zc_recv_until(rx, &v, deadline), ZC_TIMEDOUT); /* 2 was not sent */
+    assert_true(now_ns() >= deadline);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_recv_until_no_deadline_waits_until_a_message_comes(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(4, &tx, &rx);
+    blocked b = {.what = RECV_UNTIL_NEVER, .rx = rx, .value = 0};
+    start_blocked(&b); /* asleep in zc_recv_until */
+    uint64_t m = 8;
+    assert_int_equal(zc_try_send(tx, &m), ZC_OK);
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZC_OK);
+    assert_int_equal(b.value, 8);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_a_loop_of_calls_sharing_one_deadline_ends_at_that_deadline(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_unbounded(&tx, &rx);
+    for (uint64_t i = 0; i < 3; i++) assert_int_equal(zc_send_until(tx, &i, UINT64_MAX), ZC_OK);
+    uint64_t deadline = now_ns() + 30 * MS;
+    uint64_t v = 0, got = 0;
+    zc_status s;
+    while ((s = zc_recv_until(rx, &v, deadline)) == ZC_OK) {
+        assert_int_equal(v, got);
+        got++;
+    }
+    assert_int_equal(s, ZC_TIMEDOUT);
+    assert_int_equal(got, 3);
+    assert_true(now_ns() >= deadline);
+    /* The same deadline, now past, still lets a call take what is there at once. */
+    uint64_t m = 3;
+    assert_int_equal(zc_send_until(tx, &m, deadline), ZC_OK);
+    assert_int_equal(zc_recv_until(rx, &v, deadline), ZC_OK);
+    assert_int_equal(v, 3);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+static void test_parker_park_until_takes_a_permit_or_times_out_at_the_deadline(
+    void **unused) {
+    (void)unused;
+    zc_parker p;
+    zc_parker_init(&p);
+    zc_waker w = zc_parker_waker(&p);
+    assert_int_equal(zc_parker_park_until(&p, 0), ZC_TIMEDOUT); /* no permit, past */
+    w.wake(w.ctx);
+    assert_int_equal(zc_parker_park_until(&p, 0), ZC_OK); /* past: still takes the permit */
+    uint64_t deadline = now_ns() + 20 * MS;
+    assert_int_equal(zc_parker_park_until(&p, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    w.wake(w.ctx);
+    assert_int_equal(zc_parker_park_until(&p, UINT64_MAX), ZC_OK);
+    assert_int_equal(zc_parker_park_until(NULL, UINT64_MAX), ZC_EINVAL);
+    zc_parker_destroy(&p);
+}
+
+static void test_until_forms_give_einval_for_null_arguments(void **unused) {
+    (void)unused;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make_bounded(1, &tx, &rx);
+    uint64_t v = 0;
+    const uint64_t deadlines[] = {0, now_ns() + 1 * MS, UINT64_MAX};
+    for (size_t i = 0; i < sizeof deadlines / sizeof deadlines[0]; i++) {
+        assert_int_equal(zc_send_until(NULL, &v, deadlines[i]), ZC_EINVAL);
+        assert_int_equal(zc_send_until(tx, NULL, deadlines[i]), ZC_EINVAL);
+        assert_int_equal(zc_recv_until(NULL, &v, deadlines[i]), ZC_EINVAL);
+        assert_int_equal(zc_recv_until(rx, NULL, deadlines[i]), ZC_EINVAL);
+    }
+    assert_int_equal(zc_try_recv(rx, &v), ZC_EMPTY); /* nothing was sent */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocking_send_and_recv_move_messages_in_order_between_two_threads),
@@ -506,6 +636,12 @@ int main(void) {
         cmocka_unit_test(test_blocked_send_is_woken_past_two_unpolled_send_futures),
         cmocka_unit_test(test_blocked_recv_is_woken_for_what_a_permit_commit_lets_through),
         cmocka_unit_test(test_blocked_recv_is_woken_for_what_a_permit_release_lets_through),
+        cmocka_unit_test(test_a_past_deadline_makes_one_attempt_that_succeeds_when_possible),
+        cmocka_unit_test(test_a_near_deadline_times_out_once_it_has_passed),
+        cmocka_unit_test(test_recv_until_no_deadline_waits_until_a_message_comes),
+        cmocka_unit_test(test_a_loop_of_calls_sharing_one_deadline_ends_at_that_deadline),
+        cmocka_unit_test(test_parker_park_until_takes_a_permit_or_times_out_at_the_deadline),
+        cmocka_unit_test(test_until_forms_give_einval_for_null_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,10 @@
 /* Unit tests of the broadcast channel (zchan/broadcast.h): delivery to every receiver,
  * back-pressure and overflow (exact lag counts), subscribe and clone positions, clone_msg
  * and drop_msg accounting, close and drop, futures and their wakes, blocking forms. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* clock_gettime (mono_clock.h) under -std=c11 */
+#endif
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +19,7 @@
 #include <zchan/broadcast.h>
 
 #include "counting_waker.h"
+#include "mono_clock.h"
 
 /* clone_msg and drop_msg for uint64_t messages, counting calls; a clone is the value
  * with bit 63 set, so a test can tell a copy from an original. */
@@ -689,6 +694,34 @@ static void test_timeouts_give_up_with_nothing_sent_or_taken(void **state) {
     zc_bcast_sender_drop(tx);
 }
 
+static void test_until_forms_at_a_past_near_and_no_deadline(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(1, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    uint64_t v = 0, m = 2;
+    assert_int_equal(zc_bcast_recv_until(rx, &v, NULL, 0), ZC_TIMEDOUT); /* past, empty */
+    uint64_t deadline = now_ns() + 2000000; /* 2 ms */
+    assert_int_equal(zc_bcast_recv_until(rx, &v, NULL, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    assert_int_equal(zc_bcast_send_until(tx, &m, 1), ZC_OK); /* past: one attempt, room */
+    m = 3;
+    assert_int_equal(zc_bcast_send_until(tx, &m, 1), ZC_TIMEDOUT); /* past, full */
+    deadline = now_ns() + 2000000;
+    assert_int_equal(zc_bcast_send_until(tx, &m, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    assert_int_equal(rx_len(rx), 1);
+    assert_int_equal(zc_bcast_recv_until(rx, &v, NULL, deadline), ZC_OK); /* past, ready */
+    assert_int_equal(v, 2);
+    assert_int_equal(zc_bcast_send_until(tx, &m, UINT64_MAX), ZC_OK);
+    assert_int_equal(zc_bcast_recv_until(rx, &v, NULL, UINT64_MAX), ZC_OK);
+    assert_int_equal(v, 3);
+    assert_int_equal(zc_bcast_send_until(NULL, &m, UINT64_MAX), ZC_EINVAL);
+    assert_int_equal(zc_bcast_recv_until(rx, NULL, NULL, 0), ZC_EINVAL);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
 enum { THREAD_MESSAGES = 5000, THREAD_RECEIVERS = 3 };
 
 typedef struct reader {
@@ -921,6 +954,7 @@ int main(void) {
         cmocka_unit_test(test_woken_sender_cancelled_passes_the_wake_to_the_next_sender),
         cmocka_unit_test(test_bad_arguments_return_einval_and_create_nothing),
         cmocka_unit_test(test_timeouts_give_up_with_nothing_sent_or_taken),
+        cmocka_unit_test(test_until_forms_at_a_past_near_and_no_deadline),
         cmocka_unit_test(test_blocking_backpressure_delivers_everything_to_every_thread),
         cmocka_unit_test(test_send_polled_again_while_registered_is_not_woken_inside_its_poll),
         cmocka_unit_test(test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons),

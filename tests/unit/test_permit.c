@@ -1,6 +1,10 @@
 /* Unit tests of the two-phase send (zchan/permit.h): reserve a place, then commit a
  * message into it or release it, on bounded and unbounded channels, through the try
  * call, the future, and the blocking calls. One thread, manual polls, counting wakers. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* clock_gettime (mono_clock.h) under -std=c11 */
+#endif
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +16,7 @@
 #include <zchan/permit.h>
 
 #include "inline_sender.h"
+#include "mono_clock.h"
 #include "u64_fixture.h"
 
 static void reserve_ok(zc_sender *tx, zc_permit *p) {
@@ -462,6 +467,28 @@ static void test_blocking_reserve_and_timeout(void **state) {
     fixture_done(&fx);
 }
 
+static void test_reserve_until_at_a_past_near_and_no_deadline(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 1);
+    zc_permit p, q;
+    assert_int_equal(zc_reserve_until(fx.tx, &p, 0), ZC_OK); /* past: one attempt, room */
+    assert_int_equal(zc_reserve_until(fx.tx, &q, 0), ZC_TIMEDOUT); /* past: full */
+    assert_int_equal(zc_permit_release(&q), ZC_EINVAL); /* emptied */
+    uint64_t deadline = now_ns() + 2000000; /* 2 ms */
+    assert_int_equal(zc_reserve_until(fx.tx, &q, deadline), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    assert_int_equal(zc_permit_release(&q), ZC_EINVAL);
+    commit_u64(&p, 4);
+    expect_u64(fx.rx, 4);
+    assert_int_equal(zc_reserve_until(fx.tx, &q, UINT64_MAX), ZC_OK);
+    commit_u64(&q, 5);
+    expect_u64(fx.rx, 5);
+    assert_int_equal(zc_reserve_until(NULL, &q, UINT64_MAX), ZC_EINVAL);
+    assert_int_equal(zc_reserve_until(fx.tx, NULL, 0), ZC_EINVAL);
+    fixture_done(&fx);
+}
+
 static void test_bad_arguments_are_einval(void **state) {
     (void)state;
     fixture fx;
@@ -688,6 +715,7 @@ int main(void) {
         cmocka_unit_test(test_places_wrap_around_the_ring_many_times),
         cmocka_unit_test(test_unbounded_places_are_taken_at_commit),
         cmocka_unit_test(test_blocking_reserve_and_timeout),
+        cmocka_unit_test(test_reserve_until_at_a_past_near_and_no_deadline),
         cmocka_unit_test(test_bad_arguments_are_einval),
         cmocka_unit_test(
             test_commit_letting_many_through_to_inline_receivers_does_not_nest_their_wakes),

@@ -1,9 +1,13 @@
 /* Unit tests of select (zchan/select.h): which case is chosen (exactly one, rotation,
  * ordered mode, send cases, mixed element sizes), what is left on the channels' waiter
  * lists afterwards (checked through the internal waitlist), wake-up passing, close,
- * timeouts, bad arguments; two threaded tests: a blocking select draining two producers
+ * timeouts and deadlines, ZC_SELECT_SKIP_CLOSED, bad arguments; two threaded tests: a blocking select draining two producers
  * until both close, and a non-blocking select racing a thread for a message; and the
  * fairness of every form among the ready cases, on one thread and on two. */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* clock_gettime (mono_clock.h) under -std=c11 */
+#endif
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +27,7 @@
 #include "chan.h" /* the waiter lists behind the handles */
 
 #include "counting_waker.h"
+#include "mono_clock.h"
 #include "u64_channel.h"
 
 enum { CHANS = 3 };
@@ -470,6 +475,127 @@ static void test_closed_case_is_reported_until_disabled_and_then_the_select_ends
     fixture_done(&f);
 }
 
+static void test_skip_closed_poll_skips_closed_cases_and_ends_once_every_case_is_closed(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    send_u64(f.tx[0], 10);
+    send_u64(f.tx[1], 20);
+    assert_true(zc_sender_close(f.tx[0])); /* closed, one message left */
+    assert_true(zc_sender_close(f.tx[2])); /* closed and drained */
+    zc_select s;
+    zc_select_init(&s, c, CHANS, ZC_SELECT_SKIP_CLOSED);
+    uint64_t sum = 0;
+    for (int k = 0; k < 2; k++) {
+        size_t index = 12345;
+        assert_int_equal(zc_select_poll(&s, &f.w, &index), ZC_OK);
+        assert_true(index == 0 || index == 1);
+        sum += out[index];
+    }
+    assert_int_equal(sum, 30); /* both messages, the closed channel's too */
+    /* Channels 0 and 2 are closed and drained: skipped, their nodes not registered. */
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    assert_int_equal(recv_linked(f.rx[1]), 1);
+    assert_int_equal(recv_linked(f.rx[0]), 0);
+    assert_int_equal(recv_linked(f.rx[2]), 0);
+    assert_true(zc_sender_close(f.tx[1]));
+    assert_int_equal(wakes(&f), 1);
+    expect_poll(&s, &f.w, ZC_CLOSED, CHANS); /* every case closed: for none of them */
+    expect_poll(&s, &f.w, ZC_CLOSED, CHANS);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_skip_closed_case_closed_while_pending_leaves_its_list(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, ZC_SELECT_SKIP_CLOSED);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    for (int i = 0; i < CHANS; i++) assert_int_equal(recv_linked(f.rx[i]), 1);
+    assert_true(zc_sender_close(f.tx[0]));
+    assert_int_equal(wakes(&f), 1);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS); /* the others are still open */
+    assert_int_equal(recv_linked(f.rx[0]), 0);
+    /* Nor does the closed case's node keep the close's wake-up (counted as held). */
+    assert_int_equal(zc__waitlist_notified(&f.rx[0]->ch->recv_waiters), 0);
+    assert_int_equal(recv_linked(f.rx[1]), 1);
+    assert_int_equal(recv_linked(f.rx[2]), 1);
+    send_u64(f.tx[2], 4);
+    assert_int_equal(wakes(&f), 2);
+    expect_poll(&s, &f.w, ZC_OK, 2);
+    assert_int_equal(out[2], 4);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_skip_closed_skips_a_send_case_on_a_closed_channel(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[2];
+    uint64_t msg = 5, out = 0;
+    zc_select_send_case(&c[0], f.tx[0], &msg);
+    zc_select_recv_case(&c[1], f.rx[1], &out);
+    assert_true(zc_receiver_close(f.rx[0]));
+    send_u64(f.tx[1], 9);
+    size_t index = 12345;
+    /* Without the flag a closed case is an outcome of its own (ordered: case 0 first). */
+    assert_int_equal(zc_select_timeout(c, 2, ZC_SELECT_ORDERED, 0, &index), ZC_CLOSED);
+    assert_int_equal(index, 0);
+    assert_int_equal(zc_select_timeout(c, 2, ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED, 0,
+                                       &index),
+                     ZC_OK);
+    assert_int_equal(index, 1);
+    assert_int_equal(out, 9);
+    /* The receive case, open and now empty, is all that is left: a timed select waits
+     * on it alone and times out. */
+    assert_int_equal(zc_select_timeout(c, 2, ZC_SELECT_SKIP_CLOSED, 2000000, &index),
+                     ZC_TIMEDOUT);
+    assert_int_equal(index, 2);
+    assert_nothing_linked(&f);
+    assert_true(zc_sender_close(f.tx[1]));
+    assert_int_equal(zc_select_until(c, 2, ZC_SELECT_SKIP_CLOSED, UINT64_MAX, &index),
+                     ZC_CLOSED);
+    assert_int_equal(index, 2);
+    assert_int_equal(zc_select_blocking(c, 2, ZC_SELECT_SKIP_CLOSED, &index), ZC_CLOSED);
+    assert_int_equal(index, 2);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_skip_closed_timed_forms_report_closed_at_once_when_all_are_closed(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    for (int i = 0; i < CHANS; i++) assert_true(zc_sender_close(f.tx[i]));
+    const uint64_t limits[] = {0, 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        size_t index = 12345;
+        assert_int_equal(zc_select_timeout(c, CHANS, ZC_SELECT_SKIP_CLOSED, limits[i], &index),
+                         ZC_CLOSED);
+        assert_int_equal(index, CHANS);
+        index = 12345;
+        assert_int_equal(zc_select_until(c, CHANS, ZC_SELECT_SKIP_CLOSED, limits[i], &index),
+                         ZC_CLOSED);
+        assert_int_equal(index, CHANS);
+    }
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
 static void test_disable_of_a_pending_case_unlinks_it_at_once(void **state) {
     (void)state;
     fixture f;
@@ -676,12 +802,12 @@ static void test_bad_arguments_return_einval_and_leave_nothing_registered(void *
     send_u64(f.tx[1], 1); /* full: only case 0 is ready */
     expect_poll(&s, &f.w, ZC_OK, 0); /* no longer bad */
 
-    zc_select_init(&s, c, CHANS, 0xf0); /* flags other than ZC_SELECT_ORDERED */
+    zc_select_init(&s, c, CHANS, 0xf0); /* flags other than ORDERED and SKIP_CLOSED */
     send_u64(f.tx[2], 1);
     expect_poll(&s, &f.w, ZC_EINVAL, CHANS); /* takes nothing */
     assert_int_equal(channel_len(f.rx[2]), 1);
     index = 77;
-    assert_int_equal(zc_select_timeout(c, CHANS, ZC_SELECT_ORDERED | 2u, 0, &index),
+    assert_int_equal(zc_select_timeout(c, CHANS, ZC_SELECT_ORDERED | 4u, 0, &index),
                      ZC_EINVAL);
     assert_int_equal(index, CHANS);
     assert_int_equal(channel_len(f.rx[2]), 1);
@@ -712,6 +838,30 @@ static void test_select_timeout_on_empty_channels_times_out_with_nothing_linked(
     assert_int_equal(zc_select_timeout(c, CHANS, 0, 0, &index), ZC_OK);
     assert_int_equal(index, 1);
     assert_int_equal(out[1], 4);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+static void test_select_until_makes_one_attempt_at_a_past_deadline_and_times_out_later(
+    void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    size_t index = 12345;
+    assert_int_equal(zc_select_until(c, CHANS, 0, 0, &index), ZC_TIMEDOUT);
+    assert_int_equal(index, CHANS);
+    uint64_t deadline = now_ns() + 2000000; /* 2 ms */
+    assert_int_equal(zc_select_until(c, CHANS, 0, deadline, &index), ZC_TIMEDOUT);
+    assert_true(now_ns() >= deadline);
+    assert_int_equal(index, CHANS);
+    assert_nothing_linked(&f);
+    send_u64(f.tx[2], 6);
+    assert_int_equal(zc_select_until(c, CHANS, 0, deadline, &index), ZC_OK); /* past */
+    assert_int_equal(index, 2);
+    assert_int_equal(out[2], 6);
     assert_nothing_linked(&f);
     fixture_done(&f);
 }
@@ -772,6 +922,51 @@ static void test_blocking_select_drains_two_producers_until_both_channels_close(
     assert_nothing_linked(&f);
     f.tx[0] = f.tx[1] = NULL; /* dropped by the producers */
     fixture_done(&f);
+}
+
+/* The loop of select.h's example: inputs that close one by one, no bookkeeping. */
+static void skip_closed_drain(bool until) {
+    fixture f;
+    fixture_init(&f, 1);
+    producer p[2] = {{f.tx[0], 0}, {f.tx[1], 1000000}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, produce, &p[i]), 0);
+
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    uint64_t next[2] = {0, 1000000};
+    size_t index = 99;
+    zc_status st;
+    while ((st = until ? zc_select_until(c, 2, ZC_SELECT_SKIP_CLOSED, UINT64_MAX, &index)
+                       : zc_select_blocking(c, 2, ZC_SELECT_SKIP_CLOSED, &index)) == ZC_OK) {
+        assert_true(index < 2);
+        assert_int_equal(out[index], next[index]); /* in order, none lost or doubled */
+        next[index]++;
+    }
+    assert_int_equal(st, ZC_CLOSED);
+    assert_int_equal(index, 2);
+    for (int i = 0; i < 2; i++) {
+        void *err = "";
+        assert_int_equal(pthread_join(t[i], &err), 0);
+        assert_null(err);
+    }
+    assert_int_equal(next[0], PER_PRODUCER);
+    assert_int_equal(next[1], 1000000 + PER_PRODUCER);
+    assert_nothing_linked(&f);
+    f.tx[0] = f.tx[1] = NULL; /* dropped by the producers */
+    fixture_done(&f);
+}
+
+static void test_skip_closed_blocking_select_drains_two_producers_until_both_close(
+    void **state) {
+    (void)state;
+    skip_closed_drain(false);
+}
+
+static void test_skip_closed_select_until_no_deadline_drains_two_producers(void **state) {
+    (void)state;
+    skip_closed_drain(true);
 }
 
 enum { RACE_ROUNDS = 2000 };
@@ -1137,6 +1332,14 @@ int main(void) {
         cmocka_unit_test(test_close_of_one_channel_wakes_the_select_and_nothing_stays_linked),
         cmocka_unit_test(test_closed_case_is_reported_until_disabled_and_then_the_select_ends),
         cmocka_unit_test(test_disable_of_a_pending_case_unlinks_it_at_once),
+        cmocka_unit_test(
+            test_skip_closed_poll_skips_closed_cases_and_ends_once_every_case_is_closed),
+        cmocka_unit_test(test_skip_closed_case_closed_while_pending_leaves_its_list),
+        cmocka_unit_test(test_skip_closed_skips_a_send_case_on_a_closed_channel),
+        cmocka_unit_test(
+            test_skip_closed_timed_forms_report_closed_at_once_when_all_are_closed),
+        cmocka_unit_test(
+            test_select_until_makes_one_attempt_at_a_past_deadline_and_times_out_later),
         cmocka_unit_test(test_wake_that_polls_the_select_inline_completes_it),
         cmocka_unit_test(
             test_select_with_three_cases_on_one_channel_does_not_wake_itself_completing),
@@ -1146,6 +1349,8 @@ int main(void) {
         cmocka_unit_test(test_select_timeout_on_empty_channels_times_out_with_nothing_linked),
         cmocka_unit_test(test_blocking_select_drains_two_producers_until_both_channels_close),
         cmocka_unit_test(test_nonblocking_select_racing_another_thread_never_blocks),
+        cmocka_unit_test(test_skip_closed_blocking_select_drains_two_producers_until_both_close),
+        cmocka_unit_test(test_skip_closed_select_until_no_deadline_drains_two_producers),
         cmocka_unit_test(test_blocking_select_chooses_uniformly_among_ready_cases),
         cmocka_unit_test(test_select_timeout_chooses_uniformly_among_ready_cases),
         cmocka_unit_test(test_select_future_per_message_chooses_uniformly_among_ready_cases),

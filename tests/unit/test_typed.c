@@ -595,6 +595,47 @@ static void test_typed_broadcast_blocking_and_timeout_forms(void **state) {
 
 #endif /* ZCHAN_HAS_BROADCAST */
 
+/* Each typed *_until passes its deadline through: a past one (1 ns) makes one attempt. */
+static void test_typed_until_forms_pass_the_deadline_through(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(2, &tx, &rx), ZC_OK);
+    reading got, in[2] = {make_reading(1), make_reading(2)}, out[2];
+    size_t n = 99;
+    assert_int_equal(readings_recv_until(rx, &got, 1), ZC_TIMEDOUT);
+    assert_int_equal(readings_recv_many_until(rx, out, 2, &n, 1), ZC_TIMEDOUT);
+    assert_int_equal(readings_send_until(tx, make_reading(7), UINT64_MAX), ZC_OK);
+    assert_int_equal(readings_send_many_until(tx, in, 2, &n, ZC_ALL_OR_NOTHING, 1),
+                     ZC_TIMEDOUT);
+    assert_int_equal(n, 0);
+    readings_permit p;
+    assert_int_equal(readings_reserve_until(tx, &p, 1), ZC_OK);
+    assert_int_equal(readings_send_until(tx, make_reading(8), 1), ZC_TIMEDOUT); /* full */
+    assert_int_equal(readings_permit_commit(&p, make_reading(8)), ZC_OK);
+    assert_int_equal(readings_recv_until(rx, &got, 1), ZC_OK);
+    expect_reading(&got, 7);
+    assert_int_equal(readings_recv_many_until(rx, out, 2, &n, UINT64_MAX), ZC_OK);
+    assert_int_equal(n, 1);
+    expect_reading(&out[0], 8);
+    assert_int_equal(readings_send_many_until(tx, in, 2, &n, 0, UINT64_MAX), ZC_OK);
+    assert_int_equal(n, 2);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+#if defined(ZCHAN_HAS_BROADCAST)
+    feeds_sender *btx;
+    feeds_receiver *brx;
+    assert_int_equal(feeds_new(1, ZC_BCAST_BACKPRESSURE, &btx, &brx), ZC_OK);
+    assert_int_equal(feeds_recv_until(brx, &got, NULL, 1), ZC_TIMEDOUT);
+    assert_int_equal(feeds_send_until(btx, make_reading(3), 1), ZC_OK);
+    assert_int_equal(feeds_send_until(btx, make_reading(4), 1), ZC_TIMEDOUT); /* full */
+    assert_int_equal(feeds_recv_until(brx, &got, NULL, UINT64_MAX), ZC_OK);
+    expect_reading(&got, 3);
+    feeds_receiver_drop(brx);
+    feeds_sender_drop(btx);
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typed_bounded_round_trip_keeps_every_field),
@@ -609,6 +650,7 @@ int main(void) {
         cmocka_unit_test(test_typed_batch_futures_pend_wake_and_complete),
         cmocka_unit_test(test_typed_permits_reserve_commit_and_release),
         cmocka_unit_test(test_typed_select_cases_and_close_futures),
+        cmocka_unit_test(test_typed_until_forms_pass_the_deadline_through),
 #if defined(ZCHAN_HAS_BROADCAST)
         cmocka_unit_test(test_typed_broadcast_gives_every_receiver_every_field),
         cmocka_unit_test(test_typed_broadcast_overflow_lags_and_calls_back),
