@@ -158,6 +158,30 @@ static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     return true;
 }
 
+/* One attempt of f's batch for the rest of it: zc__queue_push_many's statuses. Its wakes
+ * are made with f's node off the list first; having sent part of its batch, f used its
+ * wake-up and waits for the rest behind the senders already waiting, as a new send
+ * would; having only skipped holes, it keeps a wake-up held, which too little room may
+ * pass on. *registered: whether f's node is on the list from this poll. */
+static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch, bool *registered) {
+    size_t k = 0;
+    batch_owed owed = {0, 0};
+    zc_status s = chan_send_many(ch, (const unsigned char *)f->zc__msgs +
+                                         f->zc__sent * ch->q.elem_size,
+                                 f->zc__n - f->zc__sent, f->zc__flags & ZC_ALL_OR_NOTHING,
+                                 f->zc__sent > 0, &k, &owed);
+    if (s == ZC_OK) f->zc__sent += k;
+    if (batch_owes(&owed)) {
+        if (s == ZC_OK)
+            zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
+        else
+            zc__waitlist_step_off(&ch->send_waiters, &f->zc__node);
+        batch_pay(ch, &owed);
+        *registered = false;
+    }
+    return s;
+}
+
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     if (!f || !f->zc__tx ||
         !send_many_args_ok(f->zc__tx->ch, f->zc__msgs, f->zc__n, f->zc__flags))
@@ -169,29 +193,11 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     if (f->zc__n == 0) f->zc__done = (int)ZC_OK + 1; /* a batch of 0: done, never registered */
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
-    const unsigned char *msgs = f->zc__msgs;
     bool all = f->zc__flags & ZC_ALL_OR_NOTHING;
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
-        size_t k = 0;
-        batch_owed owed = {0, 0};
-        zc_status s = chan_send_many(ch, msgs + f->zc__sent * ch->q.elem_size,
-                                     f->zc__n - f->zc__sent, all, f->zc__sent > 0, &k,
-                                     &owed);
-        if (s == ZC_OK) f->zc__sent += k;
-        if (batch_owes(&owed)) {
-            /* Off the list first, then the wakes; a wait starts over. Having sent part
-             * of its batch, it used its wake-up and waits for the rest behind the
-             * senders already waiting, as a new send would; having only skipped holes,
-             * it keeps a wake-up held, which too little room may pass on. */
-            if (s == ZC_OK)
-                zc__waitlist_unregister(&ch->send_waiters, &f->zc__node);
-            else
-                zc__waitlist_step_off(&ch->send_waiters, &f->zc__node);
-            batch_pay(ch, &owed);
-            registered = false;
-        }
+        zc_status s = send_many_attempt(f, ch, &registered);
         if (s == ZC_OK) {
             if (f->zc__sent < f->zc__n) continue; /* the rest may fit too: try again */
         } else if (s == ZC_FULL) {

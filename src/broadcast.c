@@ -318,7 +318,7 @@ void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
 /* One send attempt without its wakes: ZC_OK, ZC_FULL (back-pressure), ZC_CLOSED. On
  * ZC_OK the waiting receivers are owed a wake (wake_receivers): a future makes it only
  * once its own node is off the list, so that no receiver its send runs wakes it inside
- * its poll (as future.c; found by a break test of inline executors). */
+ * its poll (as wait.c does for the MPMC futures). */
 static zc_status bcast_send_quiet(zc__bcast *ch, const void *msg) {
     lock(ch);
     if (ch->closed) {

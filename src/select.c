@@ -234,87 +234,105 @@ static bool cases_valid(const zc_select *s, size_t *bad, size_t *live) {
     return true;
 }
 
-zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
-    if (!s) return ZC_EINVAL;
-    size_t n = s->zc__n;
-    if (index) *index = n;
+/* Check a poll's arguments: ZC_OK (with *live, the enabled cases), else ZC_EINVAL with
+ * *index at the first bad case (n when the select itself is bad). */
+static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index, size_t *live) {
+    size_t n = s->zc__n, bad = n;
     if (!s->zc__cases || n == 0) return ZC_EINVAL;
 #if SIZE_MAX > UINT32_MAX
     if (n > UINT32_MAX) return ZC_EINVAL; /* beyond zc__order; never registered, so no cancel */
 #endif
-    /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
-    size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
-    size_t bad = n, live;
     if (!w || !w->wake || !index ||
         (s->zc__flags & ~(ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED)) ||
-        !cases_valid(s, &bad, &live)) {
+        !cases_valid(s, &bad, live)) {
         zc_select_cancel(s); /* rule 3: not ZC_PENDING, so no wake may follow */
         if (index) *index = bad;
         return ZC_EINVAL;
     }
+    return ZC_OK;
+}
+
+/* What one walk over the cases found when none completed. */
+typedef struct walk_result {
+    bool busy;     /* a case met a peer mid-operation */
+    size_t closed; /* ZC_SELECT_SKIP_CLOSED: the cases found closed */
+} walk_result;
+
+/* Attempt case c in a walk: true if it completed (the select is over: its status in
+ * *st). A case skipped for being closed, or not ready, is noted in *wr. */
+static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
+                      zc_status *st) {
+    zc_select_case *c = &s->zc__cases[i];
+    unsigned owed = 0;
+    *st = case_try(c, &owed);
+    /* A closed case is skipped: treated as never ready, and not registered (the mark,
+     * set or cleared for every case a whole walk attempts). A node it left on the list
+     * (registered before the close) comes off it; a wake-up it held is owed to nobody,
+     * as the close woke every waiter of the channel. */
+    bool skip = (s->zc__flags & ZC_SELECT_SKIP_CLOSED) && *st == ZC_CLOSED;
+    c->zc__kind &= ~(unsigned)CASE_CLOSED;
+    if (skip) {
+        c->zc__kind |= CASE_CLOSED;
+        (void)zc__waitlist_unregister(case_list(c), &c->zc__node);
+    }
+    wr->closed += skip;
+    if (*st == ZC_EMPTY || *st == ZC_FULL || *st == ZC_PENDING || skip) {
+        if (owed > 0) {
+            /* Holes skipped: slots freed, perhaps for a send case of ours. Off the lists,
+             * wake whom the slots are for; register again later (every case is
+             * attempted again, which uses the wake-ups held). */
+            select_finish(s, s->zc__n, false);
+            *registered = false;
+            select_pay(case_chan(c), case_is_recv(c), owed);
+        }
+        wr->busy |= *st == ZC_PENDING;
+        return false;
+    }
+    select_finish(s, i, true); /* every node; the chosen one used its wake-up */
+    select_pay(case_chan(c), case_is_recv(c), owed);
+    return true;
+}
+
+zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
+    if (!s) return ZC_EINVAL;
+    size_t n = s->zc__n, live;
+    if (index) *index = n;
+    zc_status st = select_args(s, w, index, &live);
+    if (st != ZC_OK) return st;
     if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
 
+    /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
+    size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
     uint64_t *rng = NULL; /* not NULL: the walks are shuffled */
     if (start >= n) { /* from the identity (walk_next) */
         rng = select_rng();
         for (size_t i = 0; i < n; i++) s->zc__cases[i].zc__order = (uint32_t)i;
     }
-    bool skip_closed = s->zc__flags & ZC_SELECT_SKIP_CLOSED;
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
-        bool busy = false;
-        size_t closed = 0; /* skip_closed: the cases this walk found closed */
+        walk_result wr = {false, 0};
         for (size_t k = 0; k < n; k++) { /* one walk: every case once */
-            size_t i = start + k < n ? start + k : start + k - n;
-            if (rng) i = walk_next(s->zc__cases, k, n, rng);
-            zc_select_case *c = &s->zc__cases[i];
-            if (!c->zc__handle) continue;
-            unsigned owed = 0;
-            zc_status st = case_try(c, &owed);
-            /* A closed case is skipped: treated as never ready, and not registered (the
-             * mark, set or cleared for every case a whole walk attempts). A node it left
-             * on the list (registered before the close) comes off it; a wake-up it held
-             * is owed to nobody, as the close woke every waiter of the channel. */
-            bool skip = skip_closed && st == ZC_CLOSED;
-            c->zc__kind &= ~(unsigned)CASE_CLOSED;
-            if (skip) {
-                c->zc__kind |= CASE_CLOSED;
-                (void)zc__waitlist_unregister(case_list(c), &c->zc__node);
-            }
-            closed += skip;
-            if (st == ZC_EMPTY || st == ZC_FULL || st == ZC_PENDING || skip) {
-                if (owed > 0) {
-                    /* Holes skipped: slots freed, perhaps for a send case of ours. Off
-                     * the lists, wake whom the slots are for; register again later (every
-                     * case is attempted again, which uses the wake-ups held). */
-                    select_finish(s, n, false);
-                    registered = false;
-                    select_pay(case_chan(c), case_is_recv(c), owed);
-                }
-                busy |= st == ZC_PENDING;
+            size_t i = rng ? walk_next(s->zc__cases, k, n, rng)
+                           : (start + k < n ? start + k : start + k - n);
+            if (!s->zc__cases[i].zc__handle || !walk_case(s, i, &registered, &wr, &st))
                 continue;
-            }
-            zc__chan *ch = case_chan(c);
-            bool recv = case_is_recv(c);
-            select_finish(s, i, true); /* every node; the chosen one used its wake-up */
-            select_pay(ch, recv, owed);
             s->zc__start = i + 1 < n ? i + 1 : 0; /* polled again: round-robin from here */
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
-        if (closed == live) { /* skip_closed, and every enabled case is closed */
+        if (wr.closed == live) { /* skip_closed, and every enabled case is closed */
             select_finish(s, n, true);
             return ZC_CLOSED; /* *index == n */
         }
-        if (registered && busy && zc__in_self_wake()) {
+        if (registered && wr.busy && zc__in_self_wake()) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake (wait.h) */
             continue;
         }
         if (registered) {
             /* A peer is between claiming and publishing a slot a case needs: it cannot
-             * be relied on to wake us, so ask to be polled again soon (as future.c). */
-            if (busy) zc__wake_self(w);
+             * be relied on to wake us, so ask to be polled again soon (as wait.c). */
+            if (wr.busy) zc__wake_self(w);
             return ZC_PENDING;
         }
         for (size_t i = 0; i < n; i++) {

@@ -124,10 +124,7 @@ static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_
 /* The slot at index. A 16-byte slot (a message of up to 8 bytes: an integer or a
  * pointer) is found with a shift, not a multiply: the address is on the chain from the
  * index load through the stamp load to the claiming CAS, which the next operation's
- * index load waits for. Bench row 3 (1024 try_send + try_recv): 29.8 -> 28.4 us, row 1
- * 19.5 -> 19.2-19.5 ns (minima of 40-60 runs, two or three sets each, 2-vCPU VM), for
- * 7-10 more instructions a pair (the test and branch; 16 is the likely case, laid out
- * straight: as the unlikely one, row 1 took 20.0 ns). */
+ * index load waits for. 16 is the likely case, laid out straight. */
 static inline unsigned char *zc__ring_slot(const zc__ring *r, size_t index) {
     return r->slots + (ZC__LIKELY(r->stride == 16) ? index << 4 : index * r->stride);
 }

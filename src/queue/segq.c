@@ -22,9 +22,8 @@
  * discard after the last receiver's drop frees it all. So a stalled reader holds its own
  * segment only, as in crossbeam, where instead every reader sets a READ bit with an RMW
  * and the last one to finish frees the segment (READ/DESTROY bits); here a receive makes
- * one RMW (its claim), so a send+recv pair two instead of three. Measured (bench row 2,
- * unbounded send+recv on one thread, interleaved runs): 32 -> 26 ns a pair. The price:
- * a segment whose stalled reader finishes is freed by the next of those calls, not by
+ * one RMW (its claim), so a send+recv pair two instead of three. The price: a segment
+ * whose stalled reader finishes is freed by the next of those calls, not by
  * that reader (which would need the RMW). No thread dereferences a segment pointer
  * before winning a CAS on the monotonic index that proves the segment is still current.
  *
@@ -198,31 +197,63 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
 
 
 
+/* [A3] acquire: a tail index past a boundary comes with its installed segment. */
+static void reload_tail(zc__segq *q, size_t *tail, struct zc__seg **seg) {
+    *tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
+    *seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);
+}
+
+/* Install the first segment: ZC_OK (*seg is it), ZC_ENOMEM, or ZC_PENDING (another
+ * sender installed one first: the one allocated here is kept in *next_seg for the next
+ * boundary, and the caller reloads). */
+static zc_status install_first(zc__segq *q, struct zc__seg **seg, struct zc__seg **next_seg) {
+    struct zc__seg *first = zc__seg_alloc(q);
+    if (!first) return ZC_ENOMEM;
+    struct zc__seg *expected = NULL;
+    /* [R3] release: the zeroed segment is visible to whoever loads tail_seg. */
+    if (atomic_compare_exchange_strong_explicit(&q->tail_seg, &expected, first,
+                                                memory_order_release, memory_order_relaxed)) {
+        /* [R5] release: receivers that load head_seg see it zeroed. */
+        atomic_store_explicit(&q->head_seg, first, memory_order_release);
+        *seg = first;
+        return ZC_OK;
+    }
+    if (*next_seg) zc__seg_free(q, *next_seg);
+    *next_seg = first;
+    return ZC_PENDING;
+}
+
+/* The sender that claimed seg's last slot installs next and moves tail past the
+ * boundary. [R3] release, in the order readers load them. tail_index moves with an RMW,
+ * not a store: a close may set its mark meanwhile, and a store would erase it,
+ * reopening the channel. */
+static void install_next(zc__segq *q, struct zc__seg *seg, struct zc__seg *next) {
+    atomic_store_explicit(&q->tail_seg, next, memory_order_release);
+    atomic_fetch_add_explicit(&q->tail_index, (size_t)1 << ZC__SEG_SHIFT, memory_order_release);
+    atomic_store_explicit(&seg->next, next, memory_order_release);
+    ZC__HOOK(ZC__HOOK_SEGMENT_INSTALLED);
+}
+
 zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     struct zc__seg *next_seg = NULL; /* allocated before claiming a segment's last slot */
-    /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
-    size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
-    struct zc__seg *seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);
+    size_t tail;
+    struct zc__seg *seg;
+    reload_tail(q, &tail, &seg);
     zc_status status;
     for (;;) {
-        if (tail & ZC__SEG_MARK) {
-            status = ZC_CLOSED;
-            break;
-        }
+        status = ZC_CLOSED;
+        if (tail & ZC__SEG_MARK) break;
         size_t offset = (tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
         if (offset == ZC__SEG_CAP) {
             /* Another sender is installing the next segment: wait for it, but not without
              * end: one preempted there holds up every sender, so once the spin is over the
              * caller hears ZC_PENDING and retries or re-polls soon (its deadline checked),
              * as at a bounded ring's slot held mid-operation. */
-            if (zc__backoff_spun_out(&backoff)) {
-                status = ZC_PENDING;
-                break;
-            }
+            status = ZC_PENDING;
+            if (zc__backoff_spun_out(&backoff)) break;
             zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
-            seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
+            reload_tail(q, &tail, &seg);
             continue;
         }
         if (offset + 1 == ZC__SEG_CAP && !next_seg) {
@@ -231,25 +262,10 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
         }
         if (!seg) {
             /* The very first message: install the first segment. */
-            struct zc__seg *first = zc__seg_alloc(q);
-            if (!first) {
-                status = ZC_ENOMEM;
-                break;
-            }
-            struct zc__seg *expected = NULL;
-            /* [R3] release: the zeroed segment is visible to whoever loads tail_seg. */
-            if (atomic_compare_exchange_strong_explicit(&q->tail_seg, &expected, first,
-                                                        memory_order_release,
-                                                        memory_order_relaxed)) {
-                /* [R5] release: receivers that load head_seg see it zeroed. */
-                atomic_store_explicit(&q->head_seg, first, memory_order_release);
-                seg = first;
-            } else {
-                /* Someone else installed it; keep ours for the next boundary. */
-                if (next_seg) zc__seg_free(q, next_seg);
-                next_seg = first;
-                tail = atomic_load_explicit(&q->tail_index, memory_order_acquire); /* [A3] */
-                seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire);    /* [A3] */
+            status = install_first(q, &seg, &next_seg);
+            if (status == ZC_ENOMEM) break;
+            if (status == ZC_PENDING) { /* someone else installed it */
+                reload_tail(q, &tail, &seg);
                 continue;
             }
         }
@@ -261,16 +277,8 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
                                                   memory_order_acquire)) {
             ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
             if (offset + 1 == ZC__SEG_CAP) {
-                /* We took the last slot: install next_seg and move tail past the
-                 * boundary. [R3] release, in the order readers load them. tail_index
-                 * moves with an RMW, not a store: a close may set its mark meanwhile
-                 * (a store erased it, reopening the channel: found by the soak). */
-                atomic_store_explicit(&q->tail_seg, next_seg, memory_order_release);
-                atomic_fetch_add_explicit(&q->tail_index, (size_t)1 << ZC__SEG_SHIFT,
-                                          memory_order_release);
-                atomic_store_explicit(&seg->next, next_seg, memory_order_release);
+                install_next(q, seg, next_seg);
                 next_seg = NULL;
-                ZC__HOOK(ZC__HOOK_SEGMENT_INSTALLED);
             }
             zc__copy_in(zc__seg_msg(q, seg, offset), msg, q->elem_size);
             /* [R4] release: publish the message; pairs with [A4] in zc__segq_pop(). */

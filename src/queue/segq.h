@@ -136,8 +136,8 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out);
  * tail of: every position before it is one a sender has claimed (tail only grows). A
  * receive whose head is behind it knows a message is there (or being written, which the
  * receive waits for) without loading tail_index: a load of the line that the last
- * send's locked CAS claimed waits for that CAS to complete, and in a send/receive pair
- * on one thread that wait was a fifth of the pair (bench row 2). Also spares a receiver
+ * send's locked CAS claimed waits for that CAS to complete, a large part of a
+ * send/receive pair on one thread (bench/README.md, row 2). Also spares a receiver
  * with a backlog the senders' line. Keyed by the queue's id, not its address: the seen
  * tail of a freed queue must not stand for one allocated in its place. Source: the
  * receiver's local copy of the write index in MCRingBuffer (P. Lee, T. Bu,
