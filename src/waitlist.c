@@ -277,20 +277,24 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
     }
 }
 
+/* Take node, seen WAITING, off the list and back to IDLE: true; false if a notifier
+ * unlinked it first (it is WAKING or WOKEN now). */
+static bool unlink_waiting(zc__waitlist *wl, zc__waiter *node) {
+    lock(wl);
+    /* Relaxed: under the lock, which notifiers take before reading or writing it. */
+    bool waiting = atomic_load_explicit(node_state(node), memory_order_relaxed) == ZC__WAITING;
+    if (waiting) {
+        unlink_node(wl, node);
+        atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
+    }
+    unlock(wl);
+    return waiting;
+}
+
 bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
     /* Acquire: see zc__waitlist_is_idle; not IDLE, so examined again below. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
-    if (st == ZC__WAITING) {
-        lock(wl);
-        st = atomic_load_explicit(node_state(node), memory_order_relaxed); /* under lock */
-        if (st == ZC__WAITING) {
-            unlink_node(wl, node);
-            atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
-            unlock(wl);
-            return false;
-        }
-        unlock(wl);
-    }
+    if (st == ZC__WAITING && unlink_waiting(wl, node)) return false;
     wait_not_waking(node); /* now WOKEN */
     atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed); /* owner only */
     /* Its wake-up is acted on: used, or passed on by the caller. [N2] seq_cst: before
@@ -303,18 +307,7 @@ bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node) {
     /* Acquire: as zc__waitlist_is_idle; a linked node is examined again under the lock. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
     if (st == ZC__IDLE) return false;
-    if (st == ZC__WAITING) {
-        lock(wl);
-        st = atomic_load_explicit(node_state(node), memory_order_relaxed); /* under lock */
-        if (st == ZC__WAITING) {
-            unlink_node(wl, node);
-            /* Relaxed: under the lock, which notifiers take before reading the state. */
-            atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
-            unlock(wl);
-            return false;
-        }
-        unlock(wl);
-    }
+    if (st == ZC__WAITING && unlink_waiting(wl, node)) return false;
     wait_not_waking(node); /* now WOKEN, and kept so: the next poll uses the wake-up */
     return true;
 }

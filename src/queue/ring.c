@@ -110,30 +110,27 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
                 return ZC_OK;
             }
             zc__cpu_relax();
-        } else if (zc__ring_held_prev_lap(r, stamp, tail)) {
-            /* The slot still holds the previous lap's message (or reservation, or hole).
-             * [S2] seq_cst: a waiting sender's re-check must see a receiver's claim. */
-            size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == tail) {
-                /* The slot is the oldest place. A released one is no message: skip it
-                 * as a receive would, and take the slot (no false ZC_FULL). */
-                if (!zc__ring_skip_hole(r, head, stamp)) return ZC_FULL; /* cap places */
-                tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-                continue;
-            }
-            /* A receiver claimed that message and is still copying it out. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         } else {
-            /* Our tail is stale (other senders moved on), or the sender that claimed the
-             * slot's previous position is still writing it. Back off as for any peer
-             * mid-operation: a preempted one must not keep us spinning. Relaxed reload. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+            zc__ring_block b = zc__ring_send_blocked(r, tail, stamp);
+            if (b == ZC__RING_BLOCK_FULL) return ZC_FULL;
+            if (b == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* a guess, as above */
         }
     }
+}
+
+zc__ring_block zc__ring_send_blocked(zc__ring *r, size_t pos, size_t stamp) {
+    /* Our tail is stale (other senders moved on), or the sender that claimed the slot's
+     * previous position is still writing it: a peer mid-operation, as far as we know. */
+    if (!zc__ring_held_prev_lap(r, stamp, pos)) return ZC__RING_BLOCK_WAIT;
+    /* The slot still holds the previous lap's message (or reservation, or hole). [S2]
+     * seq_cst: a waiting sender's re-check must see a receiver's claim. */
+    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    /* Not the oldest place: a receiver claimed that message and is still copying it out. */
+    if (head + r->one_lap != pos) return ZC__RING_BLOCK_WAIT;
+    /* The oldest place. A released one is no message: skip it as a receive would, and
+     * take the slot (no false ZC_FULL); anything else: cap places are held. */
+    return zc__ring_skip_hole(r, head, stamp) ? ZC__RING_BLOCK_AGAIN : ZC__RING_BLOCK_FULL;
 }
 
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
@@ -170,30 +167,32 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
                 return ZC_OK;
             }
             zc__cpu_relax();
-        } else if (stamp & r->mark_bit) {
-            /* A reservation (wait for it) or a released hole (skip it). */
-            zc__ring_mark m = zc__ring_pop_marked(r, head, stamp);
-            if (m == ZC__RING_RESERVED) return ZC_EMPTY;
-            *skipped += m == ZC__RING_SKIPPED;
-            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
-        } else if (stamp == head) {
-            /* Nothing published here. [S2] seq_cst: see the map. */
-            size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
-            if ((tail & ~r->mark_bit) == head) {
-                return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;
-            }
-            /* A sender claimed this slot and is still writing it. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
         } else {
-            /* Stale head (other receivers moved on), or the receiver that claimed the
-             * slot's previous message is still copying it out: back off, as above. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+            zc__ring_block b = zc__ring_recv_blocked(r, head, stamp, skipped);
+            if (b == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
+            if (b == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
+            if (b == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
         }
     }
+}
+
+zc__ring_block zc__ring_recv_blocked(zc__ring *r, size_t head, size_t stamp, size_t *skipped) {
+    if (stamp & r->mark_bit) {
+        /* A reservation (the ring is empty for now) or a released hole (skip it). */
+        zc__ring_mark m = zc__ring_pop_marked(r, head, stamp);
+        if (m == ZC__RING_RESERVED) return ZC__RING_BLOCK_EMPTY;
+        *skipped += m == ZC__RING_SKIPPED;
+        return ZC__RING_BLOCK_AGAIN;
+    }
+    /* Stale head (other receivers moved on), or the receiver that claimed the slot's
+     * previous message is still copying it out. */
+    if (stamp != head) return ZC__RING_BLOCK_WAIT;
+    /* Nothing published here. [S2] seq_cst: see the map. */
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+    if ((tail & ~r->mark_bit) == head)
+        return (tail & r->mark_bit) ? ZC__RING_BLOCK_CLOSED : ZC__RING_BLOCK_EMPTY;
+    return ZC__RING_BLOCK_WAIT; /* a sender claimed this slot and is still writing it */
 }
 
 zc_status zc__ring_reserve(zc__ring *r, size_t *pos) {

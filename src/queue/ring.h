@@ -18,6 +18,7 @@
 #include <zchan/status.h>
 
 #include "atomic.h"
+#include "backoff.h"
 #include "hooks.h"
 
 typedef struct zc__ring {
@@ -107,11 +108,43 @@ size_t zc__ring_skip_holes(zc__ring *r, size_t head);
 /* The slot at head carries stamp, which has mark_bit: what it is (zc__ring_mark). */
 zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
 
+/* Why an attempt cannot take the slot it needs, and what it does next:
+ *   FULL    (a send) cap places are held;
+ *   EMPTY   (a receive) nothing is published at head, or a reservation holds it;
+ *   CLOSED  (a receive) closed and drained;
+ *   AGAIN   the oldest place was a released reservation, which this call skipped,
+ *           freeing its slot (or, for a receive, head moved meanwhile): try again now;
+ *   WAIT    a peer is mid-operation on the slot, or the caller's index is stale: back
+ *           off (zc__ring_wait_peer) and try again. */
+typedef enum zc__ring_block {
+    ZC__RING_BLOCK_FULL,
+    ZC__RING_BLOCK_EMPTY,
+    ZC__RING_BLOCK_CLOSED,
+    ZC__RING_BLOCK_AGAIN,
+    ZC__RING_BLOCK_WAIT,
+} zc__ring_block;
+
+/* For a send at position pos whose slot carries stamp != pos. */
+zc__ring_block zc__ring_send_blocked(zc__ring *r, size_t pos, size_t stamp);
+/* For a receive at head whose slot carries stamp != head + 1; a hole skipped is added to
+ * *skipped. */
+zc__ring_block zc__ring_recv_blocked(zc__ring *r, size_t head, size_t stamp, size_t *skipped);
+
 /* Whether the slot of send position pos still holds what position pos - one_lap left
  * there: a message not yet received, a reservation, or a hole not yet skipped. */
 static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_t pos) {
     size_t s = stamp & ~r->mark_bit;
     return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);
+}
+
+/* A peer mid-operation holds the slot an attempt needs (or the caller's index is
+ * stale): spin a little more and return true, or, once the bounded spin is over, false:
+ * the attempt then reports ZC_PENDING and its caller decides how to wait. The ring never
+ * yields or sleeps. */
+static inline bool zc__ring_wait_peer(zc__backoff *b) {
+    if (zc__backoff_spun_out(b)) return false;
+    zc__backoff_snooze(b);
+    return true;
 }
 
 /* ---- The hot path: the first attempt is inline; anything else goes to ring.c. */

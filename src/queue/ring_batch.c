@@ -73,29 +73,13 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
                 return ZC_OK;
             }
             zc__cpu_relax();
-        } else if (zc__ring_held_prev_lap(r, stamp, pos)) {
-            /* The slot at pos still holds the previous lap's message (or reservation, or
-             * hole). [S2] seq_cst:
-             * a waiting sender's re-check must see a receiver's claim. If that message is
-             * unclaimed, at most k slots were free at this load (tail only grows): full. */
-            size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-            if (head + r->one_lap == pos) {
-                /* The oldest place: skip it if it is a hole, as ring.c's send does. */
-                if (!zc__ring_skip_hole(r, head, stamp)) return ZC_FULL;
-                ++*freed;
-                tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-                continue;
-            }
-            /* A receiver claimed it and is still copying it out. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         } else {
-            /* Our tail is stale (other senders moved on), or the sender that claimed the
-             * slot's previous position is still writing it. Back off as for any peer
-             * mid-operation: a preempted one must not keep us spinning. Relaxed reload. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
+            /* The slot at pos is not free. If its message is unclaimed, at most k slots
+             * were free at this load (tail only grows): full. */
+            zc__ring_block blk = zc__ring_send_blocked(r, pos, stamp);
+            if (blk == ZC__RING_BLOCK_FULL) return ZC_FULL;
+            *freed += blk == ZC__RING_BLOCK_AGAIN; /* a hole skipped */
+            if (blk == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
             tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
         }
     }
@@ -135,26 +119,13 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
                 return ZC_OK;
             }
             zc__cpu_relax();
-        } else if (stamp & r->mark_bit) {
-            /* At head (k == 0): a reservation (wait for it) or a released hole (skip it). */
-            zc__ring_mark m = zc__ring_pop_marked(r, head, stamp);
-            if (m == ZC__RING_RESERVED) return ZC_EMPTY;
-            *skipped += m == ZC__RING_SKIPPED;
-            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
-        } else if (stamp == head) {
-            /* Nothing published at head. [S2] seq_cst: see ring.c's map. */
-            size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
-            if ((tail & ~r->mark_bit) == head) return (tail & r->mark_bit) ? ZC_CLOSED : ZC_EMPTY;
-            /* A sender claimed this slot and is still writing it. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
         } else {
-            /* Stale head (other receivers moved on), or the receiver that claimed the
-             * slot's previous message is still copying it out: back off, as above. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed);
+            /* At head (k == 0). */
+            zc__ring_block blk = zc__ring_recv_blocked(r, head, stamp, skipped);
+            if (blk == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
+            if (blk == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
+            if (blk == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
         }
     }
 }
