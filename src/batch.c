@@ -145,9 +145,7 @@ void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t 
  * registered already, waits. */
 static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     /* Acquire: WOKEN / WAKING is examined again by unregister (waitlist.h). */
-    unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(f->zc__node.zc__state),
-                                       memory_order_acquire);
-    if (st != ZC__WOKEN && st != ZC__WAKING) return false; /* none held */
+    if (!zc__waitlist_holds_wake(&f->zc__node)) return false;
     /* See the file comment: room appears only when this mark moves. */
     size_t head = zc__queue_freed_mark(&ch->q);
     if ((f->zc__passed && f->zc__passed_head == head) || zc__queue_room(&ch->q) == 0)

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include <zchan/config.h>
+#include "zchan_build.h"
 #include <zchan/status.h>
 
 typedef enum zc__hook_point {

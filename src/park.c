@@ -45,7 +45,7 @@
 #include <time.h>
 #include <unistd.h> /* _POSIX_CLOCK_SELECTION */
 
-#include <zchan/config.h>
+#include "zchan_build.h"
 
 #include "atomic.h"
 #include "wake.h"

@@ -61,7 +61,7 @@
  * On the notifier's stack; zc__wake_current points at the innermost. */
 struct waking {
     zc__wake_frame base; /* first: zc__wake_current points at it */
-    zc__waiter *node;
+    zc__node *node;
     zc__waitlist *wl;
     bool passing;
     bool in_wake;
@@ -70,8 +70,8 @@ struct waking {
     void *again_arg;
     struct waking *outer;
 };
-static inline _Atomic unsigned int *node_state(zc__waiter *n) {
-    return ZC__ATOMIC_UINT(n->zc__state);
+static inline _Atomic unsigned int *node_state(zc__node *n) {
+    return ZC__ATOMIC_UINT(n->state);
 }
 
 /* The innermost wake this thread is inside; NULL outside every wake. */
@@ -82,7 +82,7 @@ static inline struct waking *innermost(void) { return (struct waking *)zc__wake_
  * wake (a futex_wake system call, which needs only an address). */
 static void release_frame(zc__wake_frame *base) {
     struct waking *f = (struct waking *)base;
-    zc__waiter *n = f->node;
+    zc__node *n = f->node;
     if (!n) return;
     f->node = NULL; /* the notifier leaves the node alone from here on */
     /* [W1] release, as in notify: the rest of this wake touches nothing of the owner's,
@@ -115,26 +115,26 @@ void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->notified, 0);
 }
 
-static void link_node(zc__waitlist *wl, zc__waiter *n, bool front) {
+static void link_node(zc__waitlist *wl, zc__node *n, bool front) {
     if (front) {
-        n->zc__prev = NULL;
-        n->zc__next = wl->head;
-        if (wl->head) wl->head->zc__prev = n; else wl->tail = n;
+        n->prev = NULL;
+        n->next = wl->head;
+        if (wl->head) wl->head->prev = n; else wl->tail = n;
         wl->head = n;
     } else {
-        n->zc__next = NULL;
-        n->zc__prev = wl->tail;
-        if (wl->tail) wl->tail->zc__next = n; else wl->head = n;
+        n->next = NULL;
+        n->prev = wl->tail;
+        if (wl->tail) wl->tail->next = n; else wl->head = n;
         wl->tail = n;
     }
     /* [F2] seq_cst: see the map. */
     atomic_fetch_add_explicit(&wl->waiters, 1, memory_order_seq_cst);
 }
 
-static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
-    if (n->zc__prev) n->zc__prev->zc__next = n->zc__next; else wl->head = n->zc__next;
-    if (n->zc__next) n->zc__next->zc__prev = n->zc__prev; else wl->tail = n->zc__prev;
-    n->zc__prev = n->zc__next = NULL;
+static void unlink_node(zc__waitlist *wl, zc__node *n) {
+    if (n->prev) n->prev->next = n->next; else wl->head = n->next;
+    if (n->next) n->next->prev = n->prev; else wl->tail = n->prev;
+    n->prev = n->next = NULL;
     /* A plain store, relaxed: the count is written only under the lock, which orders
      * this store after every increment before it. A lower count cannot hide a waiter
      * from [F1]: it takes away only n, which is no longer waiting, and a node linked
@@ -145,7 +145,7 @@ static void unlink_node(zc__waitlist *wl, zc__waiter *n) {
 }
 
 /* Wait until no wake of n is in flight. Inside n's own wake, take the node over. */
-static void wait_not_waking(zc__waiter *n) {
+static void wait_not_waking(zc__node *n) {
     /* [W2] acquire pairs with [W1]. */
     if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
     for (struct waking *f = innermost(); f; f = f->outer) {
@@ -170,7 +170,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
      * itself ([F2]); the count is exact under the lock, so 0 means no node was linked. */
     if (!zc__waitlist_has_waiters(wl)) return false;
     lock(wl);
-    zc__waiter *n = wl->head;
+    zc__node *n = wl->head;
     if (!n) {
         unlock(wl);
         return false;
@@ -178,7 +178,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
     unlink_node(wl, n);
     /* seq_cst: read by pass-ons (zc__waitlist_notified); the owner takes it off. */
     atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
-    zc_waker w = n->zc__waker;
+    zc_waker w = n->waker;
     /* Relaxed: under the lock; the owner reads it under the lock or through [W2]. */
     atomic_store_explicit(node_state(n), ZC__WAKING, memory_order_relaxed);
     unlock(wl);
@@ -246,7 +246,8 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
     unlock(wl);
 }
 
-void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w) {
+void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker *w) {
+    zc__node *node = zc__node_of(storage);
     for (;;) {
         wait_not_waking(node);
         lock(wl);
@@ -264,12 +265,12 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
                 atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
-            node->zc__waker = *w;
+            node->waker = *w;
             /* A woken node keeps its turn at the front, but not during a notify_all,
              * which would pop it again. [F2] */
             link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
-        } else if (node->zc__waker.wake != w->wake || node->zc__waker.ctx != w->ctx) {
-            node->zc__waker = *w; /* a later poll replaces the waker */
+        } else if (node->waker.wake != w->wake || node->waker.ctx != w->ctx) {
+            node->waker = *w; /* a later poll replaces the waker */
         }
         unlock(wl);
         ZC__HOOK(ZC__HOOK_WAITER_REGISTERED);
@@ -279,7 +280,7 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w
 
 /* Take node, seen WAITING, off the list and back to IDLE: true; false if a notifier
  * unlinked it first (it is WAKING or WOKEN now). */
-static bool unlink_waiting(zc__waitlist *wl, zc__waiter *node) {
+static bool unlink_waiting(zc__waitlist *wl, zc__node *node) {
     lock(wl);
     /* Relaxed: under the lock, which notifiers take before reading or writing it. */
     bool waiting = atomic_load_explicit(node_state(node), memory_order_relaxed) == ZC__WAITING;
@@ -291,7 +292,8 @@ static bool unlink_waiting(zc__waitlist *wl, zc__waiter *node) {
     return waiting;
 }
 
-bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
+bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *storage) {
+    zc__node *node = zc__node_of(storage);
     /* Acquire: see zc__waitlist_is_idle; not IDLE, so examined again below. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
     if (st == ZC__WAITING && unlink_waiting(wl, node)) return false;
@@ -303,7 +305,8 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node) {
     return true;
 }
 
-bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node) {
+bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *storage) {
+    zc__node *node = zc__node_of(storage);
     /* Acquire: as zc__waitlist_is_idle; a linked node is examined again under the lock. */
     unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
     if (st == ZC__IDLE) return false;

@@ -15,7 +15,7 @@
  * off to be polled again soon keeps it (step_off). So every wake of a waiter is owed to
  * one message, one slot, a close, or a wake-up passed on unused.
  *
- * Node states (zc__waiter.zc__state):
+ * Node states (zc__node.state):
  *   IDLE     not in any list, no notification held
  *   WAITING  linked, waiting
  *   WAKING   unlinked by a notifier whose call of wake() has not returned yet
@@ -30,17 +30,38 @@
 #include <zchan/mpmc.h>
 #include <zchan/waker.h>
 
+#include <stdalign.h>
+
 #include "atomic.h"
 
 enum { ZC__IDLE = 0, ZC__WAITING, ZC__WAKING, ZC__WOKEN };
+
+/* The waiter node, in the storage a future reserves for it (zc__waiter, zchan/mpmc.h,
+ * whose fields no caller touches): only this layer reads or writes it, always through
+ * this type (may_alias: the storage's declared type is the public one). */
+typedef struct zc__node {
+    struct zc__node *prev;
+    struct zc__node *next;
+    zc_waker waker;
+    unsigned int state; /* a ZC__ state; accessed atomically (ZC__ATOMIC_UINT) */
+}
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((may_alias))
+#endif
+zc__node;
+
+_Static_assert(sizeof(zc__node) <= sizeof(zc__waiter), "the node fits its storage");
+_Static_assert(alignof(zc__node) <= alignof(zc__waiter), "the storage aligns the node");
+
+static inline zc__node *zc__node_of(zc__waiter *w) { return (zc__node *)(void *)w; }
 
 typedef struct zc__waitlist {
     /* Linked (un-notified) nodes. Read on every successful operation of the other side,
      * written only under the lock: its own line, so those reads stay shared hits. */
     ZC_CACHE_ALIGNED _Atomic size_t waiters;
     ZC_CACHE_ALIGNED atomic_bool locked;
-    zc__waiter *head; /* oldest waiter; guarded by locked */
-    zc__waiter *tail;
+    zc__node *head; /* oldest waiter; guarded by locked */
+    zc__node *tail;
     unsigned waking_all; /* notify_all calls in progress; guarded by locked */
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
@@ -51,10 +72,10 @@ void zc__waitlist_init(zc__waitlist *wl);
 
 /* A fresh node: not linked, no notification (the links and waker are written when it
  * registers). Relaxed: a future is not shared with anyone until it registers. */
-static inline void zc__waiter_init(zc__waiter *n) {
-    atomic_store_explicit(ZC__ATOMIC_UINT(n->zc__state), ZC__IDLE, memory_order_relaxed);
-    n->zc__prev = n->zc__next = NULL;
-    n->zc__flags = 0;
+static inline void zc__waiter_init(zc__waiter *w) {
+    zc__node *n = zc__node_of(w);
+    atomic_store_explicit(ZC__ATOMIC_UINT(n->state), ZC__IDLE, memory_order_relaxed);
+    n->prev = n->next = NULL;
 }
 
 /* [F1] The notifier's half of the Dekker pairing: called after a seq_cst RMW that made
@@ -142,8 +163,16 @@ bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node);
  * node's owner (the caller), so a true answer is stable. Acquire: a state other than
  * IDLE is examined again under the lock or through [W2] (waitlist.c). */
 static inline bool zc__waitlist_is_idle(zc__waiter *node) {
-    return atomic_load_explicit(ZC__ATOMIC_UINT(node->zc__state), memory_order_acquire) ==
-           ZC__IDLE;
+    return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
+                                memory_order_acquire) == ZC__IDLE;
+}
+
+/* Whether node holds a wake-up (WOKEN, or WAKING: its wake is being made). Acquire, as
+ * zc__waitlist_is_idle; unregister examines it again under the lock. */
+static inline bool zc__waitlist_holds_wake(zc__waiter *node) {
+    unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
+                                       memory_order_acquire);
+    return st == ZC__WOKEN || st == ZC__WAKING;
 }
 
 /* zc__waitlist_unregister_slow, without its cost for an IDLE node (which holds nothing). */

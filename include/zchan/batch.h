@@ -18,7 +18,7 @@
  * a slot it has not seen ready, so one that finds too little room has committed nothing.
  * Source: D. Vyukov's bounded MPMC queue with crossbeam-channel's {lap | index} stamps;
  * the multi-slot claim is that of DPDK's rte_ring bulk/burst operations, here over
- * per-slot stamps (src/ring_batch.c). On an unbounded channel a batch is a loop of
+ * per-slot stamps (src/queue/ring_batch.c). On an unbounded channel a batch is a loop of
  * single operations (its segmented queue has no multi-slot claim); the differences are
  * noted at each call.
  *

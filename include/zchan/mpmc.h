@@ -274,13 +274,11 @@ ZC_EXPORT zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out);
 
 /* ---- Futures ------------------------------------------------------------------------ */
 
-/** Private: the waiter node embedded in every future. Its fields are the library's. */
+/** Private: storage for the waiter node embedded in every future. Its layout is the
+ *  library's (it checks that its node fits, in size and alignment); never touched by
+ *  callers. */
 typedef struct zc__waiter {
-    struct zc__waiter *zc__prev;
-    struct zc__waiter *zc__next;
-    zc_waker zc__waker;
-    unsigned int zc__state; /* accessed only through atomics inside the library */
-    unsigned int zc__flags;
+    void *zc__private[5];
 } zc__waiter;
 
 /** A send operation as a poll-style future. Caller-allocated; fields are private. A

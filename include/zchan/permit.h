@@ -21,7 +21,7 @@
  * that slot, skips it then; a receive that reaches it while senders wait skips it at
  * once and wakes one for its slot). Source: the claim-then-publish of the LMAX Disruptor's
  * sequences and of DPDK's rte_ring zero-copy enqueue (enqueue_zc_start / finish), over
- * the per-slot stamps of the ring (src/ring.c): a reserved slot carries its position
+ * the per-slot stamps of the ring (src/queue/ring.c): a reserved slot carries its position
  * with the ring's mark bit, a hole the next position with the mark bit.
  *
  * Unbounded channels always have room: a reservation only checks that the channel is

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include <zchan/config.h>
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
 #include <zchan/mpmc.h>
 
 #include "hooks.h"

@@ -6,6 +6,7 @@
 
 #include <zchan/batch.h>
 #include <zchan/config.h>
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
 #include <zchan/mpmc.h>
 
 #include "scenario.h"

@@ -7,6 +7,7 @@
 
 #include <zchan/block.h>
 #include <zchan/config.h>
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
 #include <zchan/mpmc.h>
 
 #include "scenario.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <zchan/config.h>
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
 #include <zchan/mpmc.h>
 
 #include "scenario.h"

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* clock_gettime; pthread_setaffinity_np on Linux */
 
 #include <zchan/config.h>
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
 #include <zchan/mpmc.h>
 
 #include "scenario.h"

@@ -74,6 +74,7 @@
 #include <zchan/block.h>
 #include <zchan/closed.h>
 #include <zchan/config.h>
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
 #include <zchan/mpmc.h>
 #include <zchan/permit.h>
 #include <zchan/select.h>

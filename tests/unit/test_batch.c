@@ -21,6 +21,8 @@
 #include <zchan/permit.h>
 #include <zchan/mpmc.h>
 
+#include "zchan_build.h" /* ZCHAN_TEST_HOOKS */
+
 #include "inline_sender.h"
 #include "mono_clock.h"
 #include "queue/ring_batch.h" /* the ring itself, for the counter wrap-around test */

@@ -37,7 +37,7 @@ static void fixture_init(fixture *f) {
 }
 
 static unsigned node_state(fixture *f, int i) {
-    return atomic_load_explicit(ZC__ATOMIC_UINT(f->node[i].zc__state),
+    return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(&f->node[i])->state),
                                 memory_order_relaxed);
 }
 
