@@ -3,9 +3,10 @@
 # and docs tests, warnings as errors); the same but docs and model under
 # AddressSanitizer+UBSan (clang) and ThreadSanitizer (gcc); the unit tests with the
 # condvar parker; the reliability tests and a 30 s soak with the library's race-window
-# hooks; the public-header contract check; the installed-package test; valgrind, aarch64
-# under qemu-user, 32-bit x86 (i686), a short fuzz run; mutants of the library that the
-# tests must catch; and the benchmarks in quick mode with a check of their summary script.
+# hooks; the public-header contract check; the installed-package test; the ABI check
+# against abi/ (scripts/abi.sh); valgrind, aarch64 under qemu-user, 32-bit x86 (i686), a
+# short fuzz run; mutants of the library that the tests must catch; and the benchmarks
+# in quick mode with a check of their summary script.
 # Works on a fresh Debian 12 machine: installs what it needs with apt-get. Ends with a
 # line "N passed, M failed" (N, M count tests) and exits non-zero if anything failed.
 # Usage: scripts/test.sh
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 # spin: without it the dev preset registers no model tests (tests/model), and the model
 # would go unchecked.
 zc_need_packages cmake ninja-build gcc g++ clang libclang-rt-14-dev pkg-config \
-    libcmocka-dev binutils libuv1-dev libev-dev doxygen spin || exit 1
+    libcmocka-dev binutils libuv1-dev libev-dev doxygen spin abigail-tools || exit 1
 
 start=$SECONDS passed=0 failed=0 summary=()
 
@@ -70,6 +71,7 @@ else
     echo "== contract: skipped (no ../shared/spec beside the project)"
 fi
 step package tests/package/run.sh
+step abi scripts/abi.sh
 # Reliability: memcheck, aarch64 under qemu-user, 32-bit x86 (i686), a short fuzz run.
 # (The waiter-list model runs in the dev preset's ctest, label model.)
 step valgrind scripts/valgrind.sh
