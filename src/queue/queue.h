@@ -39,9 +39,8 @@ typedef struct zc__queue {
         zc__ring ring; /* ZC__QUEUE_RING */
         zc__segq segq; /* ZC__QUEUE_SEGQ */
     } u;
-    /* Which inline first attempt a queue of 8-byte messages takes (copies of the
-     * constant size 8: one move, no call); neither for other sizes. Two bytes, not one
-     * enum, so that each test is one compare of memory with 0. */
+    /* Which inline first attempt a queue of 8-byte messages takes (a copy of the
+     * constant size 8: one move, no call); neither for other sizes. */
     bool ring8, segq8;
     zc__queue_kind kind;
     size_t elem_size; /* bytes per message */
@@ -68,9 +67,8 @@ static inline bool zc__queue_push_first(zc__queue *q, const void *msg) {
 }
 
 /* A receive's first attempt returns 0 if it took nothing, else 1 + the slots it freed
- * for waiting senders (bounded: 2; unbounded: 1, its senders never wait), so that the
- * caller needs no second look at the kind (nor at q, across the call an unbounded
- * receive may make) to know whether it owes a wake. */
+ * for waiting senders (bounded: 2; unbounded: 1): whether it owes a wake, without a
+ * second look at q. */
 static inline unsigned zc__queue_pop_first(zc__queue *q, void *out) {
     if (q->kind == ZC__QUEUE_RING) return zc__ring_pop_first(&q->u.ring, out, q->elem_size) ? 2 : 0;
     return zc__segq_pop_first(&q->u.segq, out, q->elem_size) ? 1 : 0;

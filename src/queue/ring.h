@@ -2,12 +2,9 @@
  * ring.h: the bounded ring under zc_bounded (algorithm only: no wakers, no handles).
  *
  * Source: D. Vyukov's bounded MPMC queue (1024cores.net) in the form of
- * crossbeam-channel's array flavour: every index is a stamp {lap | mark | index}, so any
- * capacity >= 1 works without rounding to a power of two, and close is one fetch_or of
- * the mark bit on tail. Chosen over FAA rings (SCQ, atomic_queue) because the CAS that
- * claims a slot happens only once the slot is known to be free, so a try_send that finds
- * the ring full has committed nothing, and a cancelled future can never leave a ticket
- * behind; see ../shared design notes section 1.7.
+ * crossbeam-channel's array flavour (stamps, ordering map, reservations: ring.c). The CAS
+ * that claims a slot runs only once the slot is known free, so an attempt that finds the
+ * ring full commits nothing and a cancelled future leaves no ticket behind.
  */
 #ifndef ZCHAN_SRC_RING_H
 #define ZCHAN_SRC_RING_H
@@ -70,11 +67,7 @@ size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max);
  * abandoning reservations not yet committed (their commit then fails). */
 void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx);
 
-/* ---- Reservations (the two-phase send, permit.c). A reservation claims the next send
- * position pos as a send does, and marks its slot pos | mark_bit until the commit
- * publishes pos + 1 (as a push does) or the release leaves (pos + 1) | mark_bit, a hole
- * that the receiver reaching it skips. mark_bit never appears in the stamp of a free or
- * published slot, so no other comparison can take one for the other. */
+/* ---- Reservations (the two-phase send, permit.c; their stamps: ring.c). */
 
 /* What a receive finds at a marked slot at head (zc__ring_pop_marked): RESERVED (a
  * reservation holds the next place: the ring is empty for now), SKIPPED (a hole, which
@@ -100,10 +93,8 @@ zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed);
  * true if this call did. */
 bool zc__ring_skip_hole(zc__ring *r, size_t head, size_t stamp);
 /* Skip the holes at the oldest place, one after another from head (a guess, validated
- * by each skip's CAS), freeing their slots: how many this call skipped. A hole at head
- * holds a slot that any sender may take (its attempt skips it), so a receive or release
- * that leaves head on one has freed that slot too, and owes its waiting senders a wake
- * for it (chan.c zc__chan_wake_senders). */
+ * by each skip's CAS), freeing their slots: how many this call skipped. A hole left at
+ * head is a free slot too, owed a wake (chan.c zc__chan_wake_senders). */
 size_t zc__ring_skip_holes(zc__ring *r, size_t head);
 /* The slot at head carries stamp, which has mark_bit: what it is (zc__ring_mark). */
 zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
@@ -154,10 +145,8 @@ static inline bool zc__ring_wait_peer(zc__backoff *b) {
 /* Slot = {stamp, message}; the message follows the stamp at this offset. */
 #define ZC__RING_MSG_OFFSET sizeof(size_t)
 
-/* The slot at index. A 16-byte slot (a message of up to 8 bytes: an integer or a
- * pointer) is found with a shift, not a multiply: the address is on the chain from the
- * index load through the stamp load to the claiming CAS, which the next operation's
- * index load waits for. 16 is the likely case, laid out straight. */
+/* The slot at index. A 16-byte slot (messages of up to 8 bytes) is found with a shift,
+ * not a multiply: the address is on the dependency chain up to the claiming CAS. */
 static inline unsigned char *zc__ring_slot(const zc__ring *r, size_t index) {
     return r->slots + (ZC__LIKELY(r->stride == 16) ? index << 4 : index * r->stride);
 }
@@ -177,18 +166,15 @@ static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
     return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
 }
 
-
 /* The general loops (ring.c): contention, full, empty, closed, peers mid-operation. */
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped);
 
 /* The first attempt alone: true if msg was sent; false for anything else (full, closed,
- * contention, a peer mid-operation), found without reading head (the receivers' line)
- * and with nothing changed. A waiting sender that spins on it (block.c) leaves the
- * receivers' line alone. Both fast paths read every field they need before the claiming
- * CAS: the CAS is a compiler barrier, after which the plain fields would be loaded
- * again. elem_size is r->elem_size; a caller that knows it to be 8 passes the constant
- * (chan.h's ring8), and then the copy is one move and the attempt makes no call. */
+ * contention, a peer mid-operation), with nothing changed and head (the receivers' line)
+ * not read. Both first attempts read every field before the claiming CAS (a compiler
+ * barrier). elem_size is r->elem_size, or the constant 8 from a caller that knows it
+ * (queue.h's ring8): the copy is then one move and the attempt makes no call. */
 static inline bool zc__ring_push_first(zc__ring *r, const void *msg, size_t elem_size) {
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -211,12 +197,8 @@ static inline bool zc__ring_push_first(zc__ring *r, const void *msg, size_t elem
     return false;
 }
 
-static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
-    return zc__ring_push_first(r, msg, r->elem_size);
-}
-
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
-    return zc__ring_push_fast(r, msg) ? ZC_OK : zc__ring_push_slow(r, msg);
+    return zc__ring_push_first(r, msg, r->elem_size) ? ZC_OK : zc__ring_push_slow(r, msg);
 }
 
 /* The first attempt alone: true if a message was copied out; false for anything else
@@ -245,12 +227,8 @@ static inline bool zc__ring_pop_first(zc__ring *r, void *out, size_t elem_size) 
     return false;
 }
 
-static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
-    return zc__ring_pop_first(r, out, r->elem_size);
-}
-
 static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped) {
-    return zc__ring_pop_fast(r, out) ? ZC_OK : zc__ring_pop_slow(r, out, skipped);
+    return zc__ring_pop_first(r, out, r->elem_size) ? ZC_OK : zc__ring_pop_slow(r, out, skipped);
 }
 
 /* Whether a send now would find the ring full: the slot at tail still holds the previous
@@ -274,10 +252,8 @@ static inline bool zc__ring_looks_empty(const zc__ring *r) {
 }
 
 /* Wait, for at most `pauses` pause instructions, while the slot at the end given by
- * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps the stamp it has
- * now: a waiter that watches only that slot's line (and the index it owns) leaves the
- * peer's index line alone, so the peer's claiming CAS and publish stay local until the
- * one transfer of the slot. A hint only: the caller tries again whatever happened. */
+ * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps its stamp: watching
+ * only that slot and its own index leaves the peer's index line alone. A hint only. */
 static inline void zc__ring_watch(const zc__ring *r, const _Atomic size_t *index_word,
                                   unsigned pauses) {
     /* Relaxed: a guess of the slot to watch; nothing is read through it. */
