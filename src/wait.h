@@ -60,12 +60,11 @@ static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
     return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
 }
 
-/* The self-wake of a poll whose attempt met a peer mid-operation: it asks to be polled
- * again soon by calling its own waker. The waker contract lets an executor poll from
- * inside that wake; had that poll met the same stall and woken itself again, every round
- * would nest one poll and one wake deeper for as long as the peer stalls. So
- * zc__wake_self counts the self-wakes this thread is inside, and a poll made from inside
- * one (zc__in_self_wake) waits the peer out with a backoff instead, as zc_try_send does. */
+/* The self-wake of a poll whose attempt met a peer mid-operation: it calls its own waker
+ * to be polled again soon. An executor may poll from inside that wake, so zc__wake_self
+ * counts the self-wakes this thread is inside, and a poll made from inside one
+ * (zc__in_self_wake) waits the peer out with a backoff rather than nest one wake deeper
+ * per round. */
 void zc__wake_self(const zc_waker *w);
 bool zc__in_self_wake(void);
 

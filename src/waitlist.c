@@ -14,23 +14,20 @@
  *   and that poll may wake others, whose wakes may poll or cancel in turn. Each notifier
  *   records the node it is waking in a frame on its own stack, linked to the frame of the
  *   wake it is inside (a thread-local points at the innermost); an unregister or register
- *   that finds its node WAKING and one of this thread's frames naming it is inside that
- *   node's wake, however deep: it takes the node over (WOKEN) and clears the frame,
- *   telling its notifier not to touch the node after wake returns. Every frame is looked
- *   at, not only the innermost: a cancel from a nested wake of a node whose wake is
- *   further out would otherwise wait for its own thread.
+ *   that finds its node WAKING and any of this thread's frames naming it is inside that
+ *   node's wake: it takes the node over (WOKEN) and clears the frame, telling its
+ *   notifier not to touch the node after wake returns.
  * - Early release: a wake that is done with its context before it returns (the futex
  *   parker, whose futex_wake system call needs only an address) calls
  *   zc__wake_release (wake.h), whose frame marks the node WOKEN at once; a woken thread
  *   then does not spin while its notifier is still inside the system call.
  * - Pass-ons in a row: a pass-on (zc__waitlist_pass_on) made inside the wake of another
  *   pass-on of the same list, on this thread, is counted on the outermost such frame,
- *   whose notify makes it once its wake has returned; a chain of pass-ons under an
- *   inline executor so runs at one depth instead of one level deeper per waiter.
- * - One at a time: notify_all pops and wakes nodes one by one, so a wake that polls
- *   some other future of the same list finds that node still WAITING; it pops as many
- *   as were linked when it started, and a node registering again meanwhile goes to the
- *   back, so a waiter that registers again from inside its wake is not popped for ever.
+ *   whose notify makes it once its wake has returned: a chain of pass-ons under an
+ *   inline executor runs two wakes deep, not one level deeper per waiter.
+ * - One at a time: notify_all pops and wakes nodes one by one; it pops as many as were
+ *   linked when it started, and a node registering again meanwhile goes to the back, so
+ *   a waiter that registers again from inside its wake is not popped for ever.
  *
  * Ordering map:
  *   [F2] register: seq_cst increment of `waiters` (under the lock), before the caller's
@@ -53,23 +50,19 @@
 #include "hooks.h"
 #include "wake.h"
 
-/* A wake this thread is inside: the wake frame (wake.h: its context, and the early
- * release), the node (NULL once taken over or once the wake has returned), the list the
- * node was on, whether the notify is a pass-on (zc__waitlist_pass_on), whether the wake
- * call is still running (false while the deferred pass-ons run), the pass-ons deferred
- * to it with their re-check, and the frame of the wake it was made from (NULL: none).
- * On the notifier's stack; zc__wake_current points at the innermost. */
+/* A wake this thread is inside, on the notifier's stack. */
 struct waking {
-    zc__wake_frame base; /* first: zc__wake_current points at it */
-    zc__node *node;
-    zc__waitlist *wl;
-    bool passing;
-    bool in_wake;
-    unsigned passes;
+    zc__wake_frame base; /* first: zc__wake_current points at the innermost */
+    zc__node *node;      /* NULL once taken over or once the wake has returned */
+    zc__waitlist *wl;    /* the list the node was on */
+    bool passing;        /* the notify is a pass-on */
+    bool in_wake;        /* false once the wake returned (deferred pass-ons run) */
+    unsigned passes;     /* pass-ons deferred to this frame, made with again(again_arg) */
     zc__pass_on_fn *again;
     void *again_arg;
-    struct waking *outer;
+    struct waking *outer; /* the wake this one was made from; NULL: none */
 };
+
 static inline _Atomic unsigned int *node_state(zc__node *n) {
     return ZC__ATOMIC_UINT(n->state);
 }
@@ -77,9 +70,7 @@ static inline _Atomic unsigned int *node_state(zc__node *n) {
 /* The innermost wake this thread is inside; NULL outside every wake. */
 static inline struct waking *innermost(void) { return (struct waking *)zc__wake_current; }
 
-/* The frame's early release (wake.h): the wake function is done with the node's
- * context, so the node becomes WOKEN now and its owner need not wait for the rest of the
- * wake (a futex_wake system call, which needs only an address). */
+/* The frame's early release (wake.h): the node becomes WOKEN now. */
 static void release_frame(zc__wake_frame *base) {
     struct waking *f = (struct waking *)base;
     zc__node *n = f->node;
@@ -89,7 +80,6 @@ static void release_frame(zc__wake_frame *base) {
      * so the owner may return (and free its parker) now. */
     atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
 }
-
 
 static void lock(zc__waitlist *wl) {
     zc__backoff b = ZC__BACKOFF_INIT;
@@ -137,9 +127,8 @@ static void unlink_node(zc__waitlist *wl, zc__node *n) {
     n->prev = n->next = NULL;
     /* A plain store, relaxed: the count is written only under the lock, which orders
      * this store after every increment before it. A lower count cannot hide a waiter
-     * from [F1]: it takes away only n, which is no longer waiting, and a node linked
-     * later is counted by its own seq_cst increment ([F2]), which the lock orders after
-     * this store. No RMW here spares one locked instruction per notify. */
+     * from [F1]: it takes away only n, no longer waiting, and a node linked later is
+     * counted by its own seq_cst increment ([F2]), which the lock orders after this. */
     size_t waiters = atomic_load_explicit(&wl->waiters, memory_order_relaxed);
     atomic_store_explicit(&wl->waiters, waiters - 1, memory_order_relaxed);
 }
@@ -164,10 +153,8 @@ static void wait_not_waking(zc__node *n) {
 /* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
 static bool notify(zc__waitlist *wl, bool passing) {
     /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
-     * the seq_cst operation that made the resource available or found it there (a claim,
-     * a close mark, the seq_cst look at the queue before a wake-up is passed on), so a
-     * waiter that links after this load re-checks after it and finds the resource
-     * itself ([F2]); the count is exact under the lock, so 0 means no node was linked. */
+     * the seq_cst operation that made the resource available or found it there, so a
+     * waiter that links after this load finds the resource in its re-check ([F2]). */
     if (!zc__waitlist_has_waiters(wl)) return false;
     lock(wl);
     zc__node *n = wl->head;
@@ -194,8 +181,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
     }
     /* The pass-ons deferred to this notify, one after the other. The frame stays on the
-     * chain (with no node) while they run, so that those their wakes defer come here
-     * too: the loop goes on at this depth instead of nesting. */
+     * chain (with no node) while they run, so those their wakes defer come here too. */
     frame.node = NULL;
     while (frame.passes > 0) {
         frame.passes--;
@@ -208,8 +194,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
 void zc__waitlist_notify_n(zc__waitlist *wl, size_t n) {
-    /* notify looks at the waiter count first ([F1]) and stops the loop once none is
-     * linked. */
+    /* notify looks at the waiter count first ([F1]): the loop stops once none is left. */
     while (n-- > 0 && notify(wl, false)) {
     }
 }
@@ -236,9 +221,7 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
     unlock(wl);
     /* The n linked now are in front of every node linked from here on, so n pops reach
      * each of them (one cancelled meanwhile lets a later node get an extra wake). Not
-     * "until the list is empty": a woken waiter that registers again from inside its
-     * wake (a receive behind a held permit on a closed channel) would be popped for
-     * ever. */
+     * "until empty": see "One at a time" above. */
     while (n-- > 0 && zc__waitlist_notify_one(wl)) {
     }
     lock(wl);
