@@ -53,11 +53,9 @@ static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc_
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    /* The fast path: a fresh future (never registered) whose first attempt sends. The
-     * node is checked before the attempt: one that is registered or holds a wake-up must
-     * be taken off its list after a send (zc__wait does it). The node's state is read
-     * first (acquire), the future's other fields after it: read before it, they would be
-     * loaded again after it. */
+    /* The fast path: a fresh future (never registered) whose first attempt sends. One
+     * that is registered or holds a wake-up must be taken off its list after a send
+     * (zc__wait does it). The node's state is read (acquire) before the other fields. */
     if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
         zc_sender *tx = f->zc__tx;
         const void *msg = f->zc__msg;
