@@ -38,12 +38,11 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
         uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only when waiting */
-        /* A future whose poll wakes it itself (a peer is between its claim and its copy
-         * on the slot the future needs) is polled again after a backoff that grows over
-         * the polls in a row that left the permit there: a peer this thread preempted
-         * may need the CPU to finish, and at a lower real-time priority gets it only
+        /* A future whose poll wakes it itself (a peer mid-operation on its slot) is
+         * polled again after a backoff that grows over the polls in a row that left the
+         * permit there: a preempted peer at a lower real-time priority gets the CPU only
          * from the backoff's naps (test_blocking_send_lets_a_lower_priority_receiver_
-         * held_mid_copy_run: SCHED_FIFO senders above their receivers spun for ever). */
+         * held_mid_copy_run). */
         zc__backoff again = ZC__BACKOFF_INIT;
         while (s == ZC_PENDING) {
             if (zc__parker_has_permit(&parker))
@@ -51,9 +50,8 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
             else
                 again = (zc__backoff)ZC__BACKOFF_INIT;
             /* A deadline already past (timeout 0) still takes a permit that is there, so
-             * a future that asked to be polled again soon gets its next attempt. But a
-             * future that keeps waking itself (a peer stalled mid-operation) always
-             * leaves one: so after a ZC_PENDING poll the clock is read as well. */
+             * a self-woken future gets its next attempt; one that keeps waking itself
+             * always leaves one, so after a ZC_PENDING poll the clock is read too. */
             bool expired = zc__parker_park_until(&parker, deadline_ns, spin) == ZC_TIMEDOUT ||
                            ((s = poll(op, &waker)) == ZC_PENDING &&
                             zc__deadline_passed(deadline_ns));

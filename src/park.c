@@ -62,11 +62,9 @@ _Static_assert(sizeof(unsigned int) == 4, "a futex word is 32 bits");
 #endif
 
 /* How long park looks for the permit before it sleeps: PARK_SPIN rounds, each giving the
- * CPU away with sched_yield (a system call that returns at once when nothing else is
- * runnable here). The channel's blocking and timed calls skip it (they spin before they
- * register, then sleep at once). Yields, not pause loops: a vCPU that spins on pause is
- * descheduled by the hypervisor (pause-loop exiting) or slows the thread it waits for,
- * while a yield lets that thread run at once (bench/README.md, rows 10 and 15). */
+ * CPU away with sched_yield, which lets the thread it waits for run at once (pause loops
+ * stall it under a hypervisor; bench/README.md, rows 10 and 15). The channel's blocking
+ * calls skip it: they spin before they register. */
 #define PARK_SPIN 10
 #define PARK_RELAX() sched_yield()
 
@@ -78,10 +76,9 @@ static inline _Atomic unsigned int *state_of(zc_parker *p) {
  * targets built without _TIME_BITS=64 (i686), where 2^31 s is 68 years. */
 #define TIME_T_MAX ((time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX))
 
-/* ns as a timespec, cut to the largest one time_t can hold: a timed wait then ends
- * early, and sleep_until, which decides by the clock, sleeps again. (Cast unclamped,
- * 2^32 s + 0.1 s would become 0.1 s, and more than 2^31 s a negative time, which
- * FUTEX_WAIT refuses at once: a spin.) */
+/* ns as a timespec, cut to the largest one time_t can hold (unclamped, a long timeout
+ * would wrap or turn negative): a timed wait then ends early, and sleep_until, which
+ * decides by the clock, sleeps again. */
 static struct timespec timespec_of(uint64_t ns) {
     struct timespec ts;
     uint64_t sec = ns / 1000000000u;
@@ -140,9 +137,8 @@ static bool sleep_until(_Atomic unsigned int *word, unsigned int expected, uint6
 }
 
 static void wake_sleeper(zc_parker *p) {
-    /* A private FUTEX_WAKE uses the address only and never reads the memory, so p may be
-     * gone by the time it runs: release the wake now (wake.h), so that the sleeper's
-     * future need not wait for our system call. */
+    /* A private FUTEX_WAKE uses the address only, so p may be gone by the time it runs:
+     * release the wake now (wake.h). */
     zc__wake_release(p);
     syscall(SYS_futex, state_of(p), FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -256,13 +252,9 @@ static void parker_wake(void *ctx) {
     if (atomic_exchange_explicit(state_of(p), ZC__PARKER_NOTIFIED, memory_order_release) !=
         ZC__PARKER_PARKED)
         return;
-    /* Lifetime: from the exchange on, the parked thread may see the permit (it can wake
-     * spuriously, or time out) and return before wake_sleeper runs, so wake_sleeper may
-     * touch a parker whose thread has moved on. That is safe because p outlives every
-     * wake (zc_parker_waker, zc_parker_destroy). For the blocking layer this is rule 3
-     * of the waker contract: the owner destroys p only after the future's poll returned
-     * a final status or its cancel returned, and neither returns while a call of this
-     * wake is still running. */
+    /* From the exchange on, the parked thread may take the permit and return before
+     * wake_sleeper runs; p itself outlives every wake (zc_parker_destroy's contract, and
+     * waker rule 3 for the blocking layer's futures). */
     wake_sleeper(p);
 }
 
