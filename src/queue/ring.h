@@ -38,17 +38,12 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size);
 void zc__ring_destroy(zc__ring *r);
 
 /* One send attempt. ZC_OK (copied in), ZC_FULL (cap messages held), ZC_CLOSED, or
- * ZC_PENDING: a receiver is between claiming and releasing the slot this send needs, or
- * the sender of that slot's previous position between claiming and publishing it, and a
- * short backoff did not see it finish; the caller retries (or re-polls later). */
+ * ZC_PENDING: a peer is mid-operation on the slot this send needs, after a short spin. */
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg);
 
 /* One receive attempt. ZC_OK (copied out), ZC_EMPTY (also: a reservation holds the next
- * place), ZC_CLOSED (closed and drained), ZC_PENDING: a sender has claimed the next slot
- * but not yet published it, or the receiver of the slot's previous message has not
- * released it yet (after a short backoff). Released reservations (holes) met at the
- * oldest place on the way are skipped, each freeing its slot: added to *skipped,
- * whatever the status. */
+ * place), ZC_CLOSED (closed and drained), ZC_PENDING (as a push). Holes met at the oldest
+ * place are skipped, each freeing its slot: added to *skipped, whatever the status. */
 static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped);
 
 /* Set the mark bit; true if this call set it. */
@@ -56,10 +51,8 @@ bool zc__ring_close(zc__ring *r);
 bool zc__ring_is_closed(const zc__ring *r);
 size_t zc__ring_len(const zc__ring *r);
 /* The messages a commit or release of place from let through: from head, published
- * places in a row, holes passed over (a reservation ends the run), those at or after
- * from counted, up to max (none if a reservation before from still blocks them). A
- * guess, read without a claim; for sizing the wakes the commit or release owes
- * (permit.c). */
+ * places in a row (holes passed over, a reservation ends the run), those at or after
+ * from counted, up to max. A guess, for sizing the wakes owed (permit.c). */
 size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max);
 
 /* After close with no receiver left: hand every message still held to drop (if not
@@ -69,21 +62,18 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
 
 /* ---- Reservations (the two-phase send, permit.c; their stamps: ring.c). */
 
-/* What a receive finds at a marked slot at head (zc__ring_pop_marked): RESERVED (a
- * reservation holds the next place: the ring is empty for now), SKIPPED (a hole, which
- * this call skipped, freeing its slot), GONE (head moved meanwhile: look again). */
+/* What a receive finds at a marked slot at head (zc__ring_pop_marked). */
 typedef enum zc__ring_mark {
-    ZC__RING_RESERVED,
-    ZC__RING_SKIPPED,
-    ZC__RING_GONE,
+    ZC__RING_RESERVED, /* a reservation holds the next place: empty for now */
+    ZC__RING_SKIPPED,  /* a hole, which this call skipped, freeing its slot */
+    ZC__RING_GONE,     /* head moved meanwhile: look again */
 } zc__ring_mark;
 
 /* Claim the next send position for a later commit: ZC_OK (*pos set), ZC_FULL,
  * ZC_CLOSED, or ZC_PENDING (as zc__ring_push). */
 zc_status zc__ring_reserve(zc__ring *r, size_t *pos);
-/* Write msg into reserved pos and publish it: ZC_OK; ZC_CLOSED if pos is a hole (the
- * last receiver's drop abandoned it, or it was released), msg not taken; ZC_EINVAL if pos
- * is not reserved at all (committed before), nothing written. */
+/* Write msg into reserved pos and publish it: ZC_OK; ZC_CLOSED if pos is a hole
+ * (abandoned by discard, or released), msg not taken; ZC_EINVAL if not reserved. */
 zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg);
 /* Turn reserved pos into a hole; if it is the oldest place, skip it and the holes right
  * after it, freeing their slots (*freed: how many). ZC_OK; ZC_CLOSED if pos was a hole
@@ -99,20 +89,13 @@ size_t zc__ring_skip_holes(zc__ring *r, size_t head);
 /* The slot at head carries stamp, which has mark_bit: what it is (zc__ring_mark). */
 zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
 
-/* Why an attempt cannot take the slot it needs, and what it does next:
- *   FULL    (a send) cap places are held;
- *   EMPTY   (a receive) nothing is published at head, or a reservation holds it;
- *   CLOSED  (a receive) closed and drained;
- *   AGAIN   the oldest place was a released reservation, which this call skipped,
- *           freeing its slot (or, for a receive, head moved meanwhile): try again now;
- *   WAIT    a peer is mid-operation on the slot, or the caller's index is stale: back
- *           off (zc__ring_wait_peer) and try again. */
+/* Why an attempt cannot take the slot it needs, and what it does next. */
 typedef enum zc__ring_block {
-    ZC__RING_BLOCK_FULL,
-    ZC__RING_BLOCK_EMPTY,
-    ZC__RING_BLOCK_CLOSED,
-    ZC__RING_BLOCK_AGAIN,
-    ZC__RING_BLOCK_WAIT,
+    ZC__RING_BLOCK_FULL,   /* (a send) cap places are held */
+    ZC__RING_BLOCK_EMPTY,  /* (a receive) nothing published at head, or a reservation */
+    ZC__RING_BLOCK_CLOSED, /* (a receive) closed and drained */
+    ZC__RING_BLOCK_AGAIN,  /* a hole skipped (or head moved): try again now */
+    ZC__RING_BLOCK_WAIT,   /* a peer mid-operation, or a stale index: zc__ring_wait_peer */
 } zc__ring_block;
 
 /* For a send at position pos whose slot carries stamp != pos. */
@@ -128,10 +111,8 @@ static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_
     return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);
 }
 
-/* A peer mid-operation holds the slot an attempt needs (or the caller's index is
- * stale): spin a little more and return true, or, once the bounded spin is over, false:
- * the attempt then reports ZC_PENDING and its caller decides how to wait. The ring never
- * yields or sleeps. */
+/* A peer mid-operation holds the slot an attempt needs: spin a little more (true), or,
+ * once the bounded spin is over, false (the attempt reports ZC_PENDING). */
 static inline bool zc__ring_wait_peer(zc__backoff *b) {
     if (zc__backoff_spun_out(b)) return false;
     zc__backoff_snooze(b);

@@ -141,8 +141,7 @@ void zc__segq_pop_finish(zc__segq *q, struct zc__seg *seg, size_t offset, void *
     struct zc__slot *slot = zc__seg_slot(q, seg, offset);
     zc__backoff wait = ZC__BACKOFF_INIT;
     /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-    while (!atomic_load_explicit(&slot->written, memory_order_acquire))
-        zc__backoff_snooze(&wait);
+    while (!atomic_load_explicit(&slot->written, memory_order_acquire)) zc__backoff_snooze(&wait);
     zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
     if (offset + 1 == ZC__SEG_CAP)
         zc__segq_reclaim(q, seg); /* the last slot: no one waits for its read word */
@@ -390,8 +389,7 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
             _Atomic unsigned *written = &zc__seg_slot(q, seg, offset)->written;
             zc__backoff wait = ZC__BACKOFF_INIT;
             /* [A4]: a sender that claimed before the close is still writing. */
-            while (!atomic_load_explicit(written, memory_order_acquire))
-                zc__backoff_snooze(&wait);
+            while (!atomic_load_explicit(written, memory_order_acquire)) zc__backoff_snooze(&wait);
             if (drop) drop(zc__seg_msg(q, seg, offset), ctx);
         } else {
             struct zc__seg *next = zc__seg_wait_next(seg);
