@@ -3,24 +3,20 @@
  *
  * Sources: readiness notification with unlink-on-notify as in tokio's Notify and Go's
  * channel wait queues; the WAKING/WOKEN handshake follows the Linux futex_q protocol
- * (kernel/futex/waitwake.c: the waker marks a queued waiter done with a release store and
- * never touches it again; the waiter spins while a wake is in flight).
+ * (kernel/futex/waitwake.c: the waker marks a queued waiter done with a release store
+ * and never touches it again; the waiter spins while a wake is in flight).
  *
  * Wake-up rules kept here (spec/api.md, waker contract):
  * - wake() is never called under the lock: the notifier unlinks the node and copies its
  *   waker under the lock, marks it WAKING, unlocks, calls wake, then stores WOKEN.
  * - No wake after unregister returns: unregister waits while the node is WAKING.
- * - Inline re-entry: an executor may poll or cancel a future from inside its own wake,
- *   and that poll may wake others, whose wakes may poll or cancel in turn. Each notifier
- *   records the node it is waking in a frame on its own stack, linked to the frame of the
- *   wake it is inside (a thread-local points at the innermost); an unregister or register
- *   that finds its node WAKING and any of this thread's frames naming it is inside that
- *   node's wake: it takes the node over (WOKEN) and clears the frame, telling its
- *   notifier not to touch the node after wake returns.
- * - Early release: a wake that is done with its context before it returns (the futex
- *   parker, whose futex_wake system call needs only an address) calls
- *   zc__wake_release (wake.h), whose frame marks the node WOKEN at once; a woken thread
- *   then does not spin while its notifier is still inside the system call.
+ * - Inline re-entry: an executor may poll or cancel a future from inside its own wake.
+ *   Each notifier records the node it is waking in a frame on its stack, linked to the
+ *   frame of the wake it is inside; an unregister or register that finds its node
+ *   WAKING and named by any of this thread's frames takes the node over (WOKEN) and
+ *   clears the frame, so that its notifier leaves the node alone after wake returns.
+ * - Early release: a wake done with its context before it returns calls
+ *   zc__wake_release (wake.h), whose frame marks the node WOKEN at once.
  * - Pass-ons in a row: a pass-on (zc__waitlist_pass_on) made inside the wake of another
  *   pass-on of the same list, on this thread, is counted on the outermost such frame,
  *   whose notify makes it once its wake has returned: a chain of pass-ons under an
@@ -32,8 +28,8 @@
  * Ordering map:
  *   [F2] register: seq_cst increment of `waiters` (under the lock), before the caller's
  *        seq_cst re-check of the queue  <->  [F1] notifier: seq_cst RMW on the queue,
- *        then seq_cst load of `waiters` (zc__waitlist_has_waiters). In the single total
- *        order of seq_cst operations one of the two sees the other: no lost wake-up.
+ *        then seq_cst load of `waiters`. In the single total order of seq_cst
+ *        operations one of the two sees the other: no lost wake-up.
  *   [L1] lock acquire (exchange, acquire) <-> [L2] unlock (store, release): the list,
  *        node links, node states and wakers are guarded by the lock.
  *   [W1] notifier: release-store of WOKEN after wake returns <-> [W2] owner: acquire
@@ -63,9 +59,7 @@ struct waking {
     struct waking *outer; /* the wake this one was made from; NULL: none */
 };
 
-static inline _Atomic unsigned int *node_state(zc__node *n) {
-    return ZC__ATOMIC_UINT(n->state);
-}
+static inline _Atomic unsigned int *node_state(zc__node *n) { return ZC__ATOMIC_UINT(n->state); }
 
 /* The innermost wake this thread is inside; NULL outside every wake. */
 static inline struct waking *innermost(void) { return (struct waking *)zc__wake_current; }
@@ -87,8 +81,7 @@ static void lock(zc__waitlist *wl) {
         /* [L1] acquire: the previous holder's writes to the list are visible. */
         if (!atomic_exchange_explicit(&wl->locked, true, memory_order_acquire)) return;
         /* Relaxed: only waits for the lock to look free (test-and-test-and-set). */
-        while (atomic_load_explicit(&wl->locked, memory_order_relaxed))
-            zc__backoff_snooze(&b);
+        while (atomic_load_explicit(&wl->locked, memory_order_relaxed)) zc__backoff_snooze(&b);
     }
 }
 
@@ -244,8 +237,7 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker
         if (st != ZC__WAITING) {
             /* A woken node uses its wake-up by registering again (its re-check looks at
              * the queue). [N2] seq_cst: see the map. */
-            if (st == ZC__WOKEN)
-                atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
+            if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->waker = *w;

@@ -88,9 +88,7 @@ static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
  * and no lock. Returns true if one was woken. */
 bool zc__waitlist_notify_one(zc__waitlist *wl);
 
-/* The waiters of wl holding a wake-up they have not acted on: a pass-on is owed only for
- * what there is to take beyond what they will take.
- * seq_cst, as the increments in notify and the decrements of the owners ([N1]/[N2]). */
+/* The waiters of wl holding a wake-up they have not acted on. seq_cst ([N1]/[N2]). */
 static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
     return atomic_load_explicit(&wl->notified, memory_order_seq_cst);
 }
@@ -99,10 +97,9 @@ static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
  * queue the list waits on (arg: the channel). */
 typedef size_t zc__avail_fn(void *arg);
 
-/* Whether a waiter of wl woken now would find something that the waiters woken and not
- * yet acted will not take: the test of a pass-on. What there is (avail) is read first,
- * the count second ([N1]): a woken waiter acting in between takes one and lowers the
- * count, so the answer errs towards a wake too many, never one too few. */
+/* The test of a pass-on: whether there is more to take (avail) than the waiters woken
+ * and not yet acted will take. avail is read first, the count second ([N1]), so the
+ * answer errs towards a wake too many, never one too few. */
 static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *avail,
                                               void *arg) {
     size_t there = avail(arg);
@@ -128,9 +125,7 @@ typedef void zc__pass_on_fn(void *arg);
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg);
 
 /* Wake every waiter linked now, one at a time (close). A woken waiter that registers
- * again meanwhile (from inside its wake, under an executor that polls there) goes to the
- * back and is not woken again by this call: it registered after the change it was
- * woken for, and its re-check saw that. */
+ * again meanwhile goes to the back and is not woken again by this call. */
 void zc__waitlist_notify_all(zc__waitlist *wl);
 
 /* Make node wait with waker w: link it (at the front if it had been notified and is
@@ -138,10 +133,9 @@ void zc__waitlist_notify_all(zc__waitlist *wl);
  * linked. The caller must re-check its condition afterwards ([F2]). */
 void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w);
 
-/* Take node out of the list and back to IDLE. Returns true if it held a wake-up: its
- * waker has been called since it last registered, and that call is done. When it
- * returns, no wake of node's waker is running or to come (unless called from inside that
- * very wake). */
+/* Take node out of the list and back to IDLE. Returns true if it held a wake-up (its
+ * waker was called since it last registered, and that call is done). When it returns,
+ * no wake of node's waker is running or to come (unless called from inside that wake). */
 bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node);
 
 /* Take node off the list for a poll that returns ZC_PENDING without waiting on it (it
