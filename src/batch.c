@@ -267,9 +267,7 @@ typedef struct recv_many_op {
     size_t *got;
 } recv_many_op;
 
-static zc_status send_many_poll(void *op, const zc_waker *w) {
-    return zc_send_many_poll(op, w);
-}
+static zc_status send_many_poll(void *op, const zc_waker *w) { return zc_send_many_poll(op, w); }
 
 static void send_many_cancel(void *op) { zc_send_many_cancel(op); }
 

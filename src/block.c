@@ -23,17 +23,13 @@ static zc_status send_poll(void *o, const zc_waker *w) {
     return zc_send_poll(&((op *)o)->f.send, w);
 }
 
-static void send_cancel(void *o) {
-    zc_send_cancel(&((op *)o)->f.send);
-}
+static void send_cancel(void *o) { zc_send_cancel(&((op *)o)->f.send); }
 
 static zc_status recv_poll(void *o, const zc_waker *w) {
     return zc_recv_poll(&((op *)o)->f.recv, w, ((op *)o)->out);
 }
 
-static void recv_cancel(void *o) {
-    zc_recv_cancel(&((op *)o)->f.recv);
-}
+static void recv_cancel(void *o) { zc_recv_cancel(&((op *)o)->f.recv); }
 
 /* The future run to a final status, its park sleeping at once (the caller has spun). */
 static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit) {

@@ -286,8 +286,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
         for (size_t k = 0; k < n; k++) { /* one walk: every case once */
             size_t i = rng ? walk_next(s->zc__cases, k, n, rng)
                            : (start + k < n ? start + k : start + k - n);
-            if (!s->zc__cases[i].zc__handle || !walk_case(s, i, &registered, &wr, &st))
-                continue;
+            if (!s->zc__cases[i].zc__handle || !walk_case(s, i, &registered, &wr, &st)) continue;
             s->zc__start = i + 1 < n ? i + 1 : 0; /* polled again: round-robin from here */
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
@@ -326,9 +325,7 @@ static zc_status select_op_poll(void *op, const zc_waker *w) {
     return zc_select_poll(&o->sel, w, o->index);
 }
 
-static void select_op_cancel(void *op) {
-    zc_select_cancel(&((select_op *)op)->sel);
-}
+static void select_op_cancel(void *op) { zc_select_cancel(&((select_op *)op)->sel); }
 
 /* A new select run to a final status or to limit. */
 static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
