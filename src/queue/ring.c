@@ -22,22 +22,19 @@
  *        (a sender that sees the slot free also sees the receiver's copy-out finished,
  *        so it cannot overwrite bytes still being read)
  *   [S1] push/pop: seq_cst CAS on tail/head, and [S2] the seq_cst loads of the opposite
- *        index: they take part in the Dekker pairing with the waiter counts
- *        (see waitlist.c [F1]/[F2]): a waiter that registered before re-checking is
- *        guaranteed to see a claim that the notifier's waiter-load did not see it for.
+ *        index: the queue's half of the Dekker pairing with the waiter counts
+ *        (waitlist.c [F1]/[F2]).
  *   [S3] commit/release: seq_cst CAS of a reserved stamp, then (chan layer) a seq_cst
  *        load of the receivers' waiter count  <->  a waiting receiver's registration,
  *        then its seq_cst re-read of the reserved stamp (zc__ring_pop_marked).
  *
  * Reservations (two-phase send): a reserved position's slot holds pos | mark_bit; commit
  * publishes pos + 1 like a push; release leaves the hole (pos + 1) | mark_bit, which the
- * receiver that reaches it skips (moving head and freeing the slot, as a receive does).
- * A releaser whose hole is the oldest place skips it, and the holes right after it,
- * itself; a sender that needs the oldest place's slot and finds a hole there skips it
- * too, so a released place never keeps a slot that nobody comes for. A receiver
- * never passes a reservation: the message takes its place in the order at reserve time
- * (as the Disruptor's claimed sequence and DPDK's zero-copy enqueue do), so what was
- * sent after it waits for its commit or release.
+ * receiver that reaches it skips (moving head and freeing the slot). A releaser whose
+ * hole is the oldest place, and a sender that needs that slot, skip it too, so a
+ * released place never keeps a slot nobody comes for. mark_bit never appears in a free
+ * or published stamp. A receiver never passes a reservation: the message takes its
+ * place in the order at reserve time (as the Disruptor's claimed sequence does).
  */
 #include "ring.h"
 

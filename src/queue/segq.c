@@ -10,15 +10,12 @@
  *
  * Reclamation: each slot has one writer and one reader. The writer copies the message
  * in, then stores 1 to the slot's written word; the reader waits for written, copies the
- * message out, then stores 1 to the slot's read word (one storer each: plain release
- * stores, no RMW). The reader of a segment's last slot (readers claim in order) then
- * checks every other read word: all read, it frees the segment; otherwise a reader of an
- * earlier slot is still copying out, and the segment goes onto the retired stack, which
- * zc__segq_reclaim re-checks at each later last slot, at each drained receive and at each
- * receiver's drop; the discard after the last drop frees it all. So a stalled reader
- * holds its own segment only, and a receive makes one RMW (its claim). No thread
- * dereferences a segment pointer before winning a CAS on the monotonic index that proves
- * the segment is still current.
+ * message out, then stores 1 to the slot's read word (plain release stores, no RMW). The
+ * reader of a segment's last slot then checks every other read word: all read, it frees
+ * the segment; otherwise it goes onto the retired stack, which zc__segq_reclaim re-checks
+ * at each later last slot, drained receive and receiver drop. So a stalled reader holds
+ * its own segment only. No thread dereferences a segment pointer before winning a CAS
+ * on the monotonic index that proves the segment is still current.
  *
  * The first attempts (a slot inside the current segment) are inline in segq.h; the map
  * covers both files.

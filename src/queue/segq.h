@@ -32,8 +32,7 @@ typedef struct zc__segq {
     /* One freed segment kept for reuse; written by both ends, so on its own line. */
     ZC_CACHE_ALIGNED _Atomic(struct zc__seg *) spare;
     /* Segments whose last slot was read while a reader of another slot was still
-     * copying out (a stack linked by next): freed by a later zc__segq_reclaim. Touched
-     * at boundaries, drained receives and receiver drops only. */
+     * copying out (a stack linked by next): freed by a later zc__segq_reclaim. */
     _Atomic(struct zc__seg *) retired;
     /* Read-only after init. */
     ZC_CACHE_ALIGNED size_t elem_size;
@@ -58,10 +57,8 @@ void zc__segq_destroy(zc__segq *q);
 static inline zc_status zc__segq_push(zc__segq *q, const void *msg);
 
 /* Take the oldest message: ZC_OK, ZC_EMPTY, ZC_CLOSED (closed and drained), or
- * ZC_PENDING: the receiver that took the last message of the current segment has not
- * moved head on yet (or the first segment is being installed), after a short backoff;
- * nothing changed. Once it has claimed a slot whose sender is still writing, it waits
- * for that sender. */
+ * ZC_PENDING (a peer at a segment boundary, after a short backoff; nothing changed).
+ * Once it has claimed a slot whose sender is still writing, it waits for that sender. */
 static inline zc_status zc__segq_pop(zc__segq *q, void *out);
 
 bool zc__segq_close(zc__segq *q);
@@ -81,15 +78,13 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
 _Static_assert(ZC__SEG_CAP == ZC__SEG_LAP - 1, "one position per lap is the boundary");
 
 struct zc__seg {
-    /* The next segment; once this one is retired (its last slot read, so no one reads
-     * this any more), the next segment down the retired stack. */
+    /* The next segment; once this one is retired, the next one down the retired stack. */
     _Atomic(struct zc__seg *) next;
     /* ZC__SEG_CAP slots of q->stride bytes: {struct zc__slot; message}. */
     alignas(8) unsigned char slots[];
 };
 
-/* A slot's header: one word for each of its two users, each stored once with a plain
- * release store (no RMW): the writer's written, then the reader's read. */
+/* A slot's header: one word for each of its two users, each stored once (segq.c). */
 struct zc__slot {
     _Atomic unsigned read;    /* 0, then 1 once the message is out (its reader is done) */
     _Atomic unsigned written; /* 0, then 1 once the message is in */
@@ -110,10 +105,9 @@ static inline unsigned char *zc__seg_msg(const zc__segq *q, struct zc__seg *s, s
 struct zc__seg *zc__seg_alloc(zc__segq *q);
 /* Keep s as the spare, or free it. */
 void zc__seg_free(zc__segq *q, struct zc__seg *s);
-/* Free the segments on q->retired whose readers are all done, and s (if not NULL:
- * called by the reader of s's last slot once its copy-out is done) if its readers are;
- * keep the rest on q->retired for a later call (segq.c). Called at each segment's end,
- * by a receive that finds the queue drained, and by a receiver's drop (chan.c). */
+/* Free the segments on q->retired whose readers are all done, and s (if not NULL: from
+ * the reader of s's last slot, its copy-out done) if its readers are; keep the rest on
+ * q->retired for a later call (segq.c). */
 void zc__segq_reclaim(zc__segq *q, struct zc__seg *s);
 /* The segment after s, waiting for the sender that installs it. */
 struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
@@ -141,10 +135,9 @@ typedef struct zc__segq_seen {
 extern ZC__TLS_FAST zc__segq_seen zc__segq_seen_tail;
 
 /* Whether head index head (its mark aside) is behind this thread's seen tail of q,
- * modulo 2^N as the indices wrap (the test hooks start them a few laps before). Only
- * where size_t has 64 bits: a seen tail left behind while half the index range went by
- * would look ahead of head again, which takes 2^62 messages there but 2^30 (minutes)
- * with a 32-bit size_t; there every receive reads tail. */
+ * modulo 2^N as the indices wrap. Only where size_t has 64 bits: a seen tail left
+ * behind while half the index range went by would look ahead of head again (2^30
+ * messages with a 32-bit size_t); there every receive reads tail. */
 static inline bool zc__segq_seen_past(const zc__segq *q, size_t head) {
 #if SIZE_MAX > UINT32_MAX
     const zc__segq_seen *k = &zc__segq_seen_tail;
