@@ -3,11 +3,10 @@
  * parking it (zc_parker) while the future is pending. Shared by every blocking form:
  * the channel's (block.c), select's (select.c) and broadcast's (broadcast.c).
  *
- * The loop: poll; on ZC_PENDING park until the waker fires (or the deadline
- * passes: then cancel, which deregisters the future and passes on any wake-up it
- * absorbed, and report ZC_TIMEDOUT); poll again. The parker lives on this call's stack,
- * which is safe by rule 3 of the waker contract: once a poll has returned a final status
- * or the cancel has returned, no call of the parker's wake is running or will come.
+ * The loop: poll; on ZC_PENDING park until the waker fires, or the deadline passes (then
+ * cancel and report ZC_TIMEDOUT); poll again. The parker lives on this call's stack,
+ * safe by waker rule 3: once a poll has returned a final status or the cancel has
+ * returned, no call of the parker's wake is running or will come.
  */
 #ifndef ZCHAN_SRC_BLOCK_ON_H
 #define ZCHAN_SRC_BLOCK_ON_H

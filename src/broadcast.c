@@ -14,12 +14,9 @@
  *   receiver's pos is the next message it reads; pos < head means it lagged (overflow).
  *   Invariant (the prefix property): a receiver counted in message s is counted in every
  *   later message, and it reads in order, so rem of s reaches 0 only after rem of every
- *   earlier message did. Hence the held messages are exactly those with rem > 0, head is
- *   the first of them, and advancing head past the zeros at the front frees slots in
- *   order. The last reader of a message takes the original; the others get copies
- *   (clone_msg, or a byte copy). A held message whose rem drops to 0 unread (its last
- *   reader was dropped), or that is overwritten (overflow mode), goes to drop_msg. So
- *   every copy is received once or dropped once.
+ *   earlier message did: the held messages are exactly those with rem > 0. The last
+ *   reader of a message takes the original, the others get copies (clone_msg, or bytes);
+ *   one whose rem drops to 0 unread, or that is overwritten (overflow), goes to drop_msg.
  *
  * Waiting: two waiter lists (waitlist.c), used as the MPMC futures use them, except
  * that a send wakes every waiting receiver (each has a new message), not one.
@@ -34,12 +31,11 @@
  * Ordering map:
  *   [M1] The state is read and written only under ch->mu (pthread mutex: lock acquires,
  *        unlock releases).
- *   [M2] No lost wake-up, both lists: a waiter registers ([F2] in waitlist.c: a seq_cst
- *        RMW of the list's `waiters`), then re-checks the state under ch->mu. A notifier
- *        changes the state under ch->mu, unlocks, then loads `waiters` (seq_cst, in
- *        zc__waitlist_has_waiters). The mutex orders the two critical sections: if the
- *        notifier's came first, the waiter's re-check sees the change; if the waiter's
- *        came first, its registration happens-before the notifier's load.
+ *   [M2] No lost wake-up, both lists: a waiter registers ([F2]: a seq_cst RMW of the
+ *        list's `waiters`), then re-checks the state under ch->mu. A notifier changes the
+ *        state under ch->mu, unlocks, then loads `waiters` (seq_cst). The mutex orders
+ *        the two critical sections: either the re-check sees the change, or the
+ *        registration happens-before the notifier's load.
  *   [H1] Handle counts are under ch->mu too. A drop takes its handle off `handles` only
  *        after the wakes it makes (release_handle), so that its handle keeps the channel
  *        alive under them; the thread that takes the last one away frees the channel

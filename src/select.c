@@ -10,21 +10,16 @@
  * nothing: ZC_PENDING.
  *
  * Several cases may wait on one channel, and an inline executor polls from inside the
- * wake (waker.h), so a wake the select made to itself would nest a second poll of it
- * inside the first. So every node is taken off its list before any wake-up is passed on
- * (select_finish), and the wakes an attempt owes the other side are made only once no
- * node of the select is on a list (select_pay); the only self-wake is the one on purpose
- * for a peer mid-operation.
+ * wake, so a wake the select made to itself would nest a poll inside its own. So every
+ * node is taken off its list before any wake-up is passed on (select_finish) or any wake
+ * an attempt owes is made (select_pay).
  *
  * Fairness. Until a select has completed once, each walk attempts the cases in a
- * uniformly random order, as Go's select does, so the case chosen is uniform among the
- * cases ready during the walk, wherever the other cases stand. The order is a
- * Fisher-Yates shuffle drawn one step at a time (walk_next), kept in the cases
- * themselves (zc__order), reset to the identity at each such poll. A select polled again
- * after a completion walks round-robin from the case after the one chosen (zc__start):
- * a case ready at every poll waits at most n - 1 selections. ZC_SELECT_ORDERED: array
- * order. Attempts are the only exact readiness test, so the order is fixed before each
- * attempt, never after a look.
+ * uniformly random order (Go's select), so the case chosen is uniform among the cases
+ * ready during the walk: a Fisher-Yates shuffle drawn one step at a time (walk_next),
+ * kept in the cases (zc__order). A select polled again after a completion walks
+ * round-robin from the case after the one chosen (zc__start): a case ready at every poll
+ * waits at most n - 1 selections. ZC_SELECT_ORDERED: array order.
  *
  * No lost wake-up: per channel, the node's registration ([F2]) comes before the
  * re-check's look at the queue, and a peer's claim before its look at the waiter count
@@ -36,8 +31,7 @@
  * is not registered; a walk that finds every enabled case closed ends the selection with
  * ZC_CLOSED and index n.
  *
- * Waker rule 3 for the select as a whole: a final status, a cancel and a disable
- * unregister the nodes they drop, which waits out a wake in flight (waitlist.c).
+ * Waker rule 3: a final status, a cancel and a disable unregister the nodes they drop.
  *
  * No atomics of its own: the orderings are those of chan.h and waitlist.c ([F1]/[F2]).
  */

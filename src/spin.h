@@ -48,11 +48,9 @@ typedef zc_status zc__spin_attempt_fn(void *arg);
 
 /* Spin for an operation on ch (a receive when recv, else a send) until an attempt
  * returns a final status (returned), the spin is over, or *limit passes (then
- * ZC_PENDING, and *limit is the deadline to park until: the caller registers and parks).
- * A send looks for the close at every look (ZC_CLOSED: nothing was sent). The first
- * attempt is made before anything else; the clock is read only once the call has to
- * wait. *limit must not be spent yet (zc__limit_spent): a call with no time to wait
- * makes its one attempt through the future. */
+ * ZC_PENDING, and *limit is the deadline to park until). A send looks for the close at
+ * every look (ZC_CLOSED: nothing was sent). The clock is read only once the call has to
+ * wait. *limit must not be spent yet (zc__limit_spent). */
 zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg,
                    zc__limit *limit);
 

@@ -132,8 +132,8 @@ static void wait_not_waking(zc__node *n) {
     if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
     for (struct waking *f = innermost(); f; f = f->outer) {
         if (f->node != n) continue;
-        /* We are inside n's wake, on the notifier's own stack: tell the notifier to leave
-         * the node alone, and finish its transition ourselves. Relaxed: same thread. */
+        /* Inside n's wake: take the node over (the frame tells the notifier). Relaxed:
+         * same thread. */
         f->node = NULL;
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
         return;
@@ -235,14 +235,12 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker
             continue;
         }
         if (st != ZC__WAITING) {
-            /* A woken node uses its wake-up by registering again (its re-check looks at
-             * the queue). [N2] seq_cst: see the map. */
+            /* A woken node uses its wake-up by registering again. [N2] seq_cst. */
             if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->waker = *w;
-            /* A woken node keeps its turn at the front, but not during a notify_all,
-             * which would pop it again. [F2] */
+            /* A woken node keeps its turn at the front, but not during a notify_all. [F2] */
             link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
         } else if (node->waker.wake != w->wake || node->waker.ctx != w->ctx) {
             node->waker = *w; /* a later poll replaces the waker */
