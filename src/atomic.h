@@ -53,14 +53,11 @@ _Static_assert(alignof(_Atomic unsigned int) == alignof(unsigned int), "atomic u
 #define ZC__ATOMIC_UINT(field) ((_Atomic unsigned int *)&(field))
 
 /* Hide from the compiler which object p points into (an empty asm that may change it,
- * and emits nothing). The message copies below do this to the caller's message pointer
- * before their constant-size copies: inlined into a caller whose message object is
- * smaller (a 4-byte message; with -flto, the user's own variable), a branch that cannot
- * run for that channel's size would otherwise be reported as an overflow of it (gcc 12
- * -Wstringop-overflow, -Wstringop-overread, -Warray-bounds), failing -Werror builds. Only
- * the caller's side is hidden: the queue's slot is heap memory of unknown size to the
- * compiler, and its address stays an addressing mode (hiding it too added a `lea` to
- * every copy). */
+ * and emits nothing). The message copies below do this to the caller's pointer: inlined
+ * into a caller whose message object is smaller (a 4-byte message; with -flto, the
+ * user's own variable), a branch that cannot run for that channel's size would otherwise
+ * be reported as an overflow of it (gcc 12 -Wstringop-overflow, -Warray-bounds). The
+ * slot's side needs nothing: heap memory of unknown size to the compiler. */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZC__HIDE_OBJECT(p) __asm__("" : "+r"(p))
 #else

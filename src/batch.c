@@ -2,40 +2,30 @@
  * batch.c: batch send and receive on the MPMC channel (try, futures, blocking).
  *
  * A batch attempt is one queue operation (zc__queue_push_many / pop_many: one claim of
- * k slots on a ring); then it wakes up to k waiters of the other side, one for each
- * message or slot, while any is linked (zc__chan_wake_senders / receivers): what k
- * single operations would do.
- * The batch receive future is an attempt under the wait primitive (wait.c), as a single
- * receive is. The batch send future keeps a loop of its own, since a send that has sent
- * part of its batch goes on at once, and an all-or-nothing one may pass its wake-up on
- * (below); it steps off the list as wait.c does, keeping a wake-up held.
+ * k slots on a ring), then up to k wakes of the other side: what k single operations
+ * would do. The batch receive future is an attempt under the wait primitive (wait.c).
+ * The batch send future keeps a loop of its own: a send that has sent part of its batch
+ * goes on at once, and an all-or-nothing one may pass its wake-up on (below).
  *
- * All-or-nothing waiters (bounded). A single waiter can use any wake-up it gets; a send
- * that needs n slots at once cannot use one that came with fewer. If it simply waited
- * again (at the front, as future.c's waiters keep their turn), a smaller sender behind
- * it could be stranded with a free slot in front of it (waker rule 4). So a woken
- * all-or-nothing send that finds room, but too little, passes the wake-up on to the next
- * waiting sender and registers again at the back. To keep two such senders from waking
- * each other forever, each passes on at most once per value of the ring's head: room
- * appears only when head moves, so if head has not moved since its last pass, the room
- * it sees was already offered down the list by that pass (which reaches every waiter
- * that was queued, in order, before it comes back to one that has passed). Each freed
- * slot thus costs at most one wake per waiting all-or-nothing sender.
+ * All-or-nothing waiters (bounded). A send that needs n slots at once cannot use a
+ * wake-up that came with fewer; waiting again at the front, it could strand a smaller
+ * sender behind it (waker rule 4). So a woken all-or-nothing send that finds room, but
+ * too little, passes the wake-up on to the next waiting sender and registers again at
+ * the back. It passes on at most once per value of the ring's head: room appears only
+ * when head moves, so room it sees with head unmoved was already offered down the list
+ * by its last pass. Each freed slot thus costs at most one wake per such sender.
  *
- * No atomics of its own besides the read of the node's state (acquire, as
- * zc__waitlist_is_idle; unregister examines it again under the lock). The orderings are
- * those of the queues, chan.h and waitlist.c.
+ * No atomics of its own besides the read of the node's state (zc__waitlist_holds_wake).
+ * The orderings are those of the queues, chan.h and waitlist.c.
  */
 #include <zchan/batch.h>
 
 #include "block_on.h"
 #include "wait.h"
 
-
-/* The wakes a batch attempt owes, to be made with batch_pay: receivers for messages
- * sent, senders for slots freed and left unused. A future makes them only with its own
- * node off the list, so that none of them runs a peer that wakes this future inside its
- * poll. */
+/* The wakes a batch attempt owes, to be made with batch_pay (by a future only with its
+ * own node off the list, as wait.h's): receivers for messages sent, senders for slots
+ * freed and left unused. */
 typedef struct batch_owed {
     size_t receivers, senders;
 } batch_owed;
@@ -92,8 +82,7 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
         if (s == ZC_OK) {
             done += k;
         } else if (s == ZC_PENDING) {
-            /* A receiver is mid-release on a slot we need: the answer is not known yet
-             * (ZC_FULL would be false), so wait for it, as zc_try_send does. */
+            /* ZC_FULL would be false: wait for the peer, as zc_try_send does. */
             zc__backoff_snooze(&backoff);
         } else {
             break;
@@ -112,16 +101,13 @@ zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) 
         batch_owed owed = {0, 0};
         zc_status s = chan_recv_many(rx->ch, out, max, got, &owed);
         batch_pay(rx->ch, &owed); /* no node of ours on a list */
-        /* ZC_PENDING: a sender is mid-write on the oldest slot; ZC_EMPTY would be false
-         * if a later slot holds a completed send. Wait for it, as zc_try_recv does. */
+        /* ZC_PENDING: ZC_EMPTY would be false; wait for it, as zc_try_recv does. */
         if (s != ZC_PENDING) return s;
         zc__backoff_snooze(&backoff);
     }
 }
 
 /* ---- Futures ------------------------------------------------------------------------ */
-
-
 
 void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t n,
                        unsigned flags) {
@@ -138,15 +124,12 @@ void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t 
     f->zc__done = 0;
 }
 
-/* An all-or-nothing send found room, but too little: if it holds a wake-up, pass it on to
- * the next waiting sender, at most once per value of the ring's head (see the file
- * comment), and return true: it is off the list, and registers again at the back.
- * Otherwise false: it registers keeping its turn (which uses a wake-up it held), or,
- * registered already, waits. */
+/* An all-or-nothing send found room, but too little: if it holds a wake-up, pass it on
+ * (at most once per value of the ring's head, file comment) and return true: it is off
+ * the list, and registers again at the back. Otherwise false. */
 static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     /* Acquire: WOKEN / WAKING is examined again by unregister (waitlist.h). */
     if (!zc__waitlist_holds_wake(&f->zc__node)) return false;
-    /* See the file comment: room appears only when this mark moves. */
     size_t head = zc__queue_freed_mark(&ch->q);
     if ((f->zc__passed && f->zc__passed_head == head) || zc__queue_room(&ch->q) == 0)
         return false; /* offered down the list already, or no room at all */
@@ -157,10 +140,9 @@ static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
 }
 
 /* One attempt of f's batch for the rest of it: zc__queue_push_many's statuses. Its wakes
- * are made with f's node off the list first; having sent part of its batch, f used its
- * wake-up and waits for the rest behind the senders already waiting, as a new send
- * would; having only skipped holes, it keeps a wake-up held, which too little room may
- * pass on. *registered: whether f's node is on the list from this poll. */
+ * are made with f's node off the list first: having sent part of its batch, f used its
+ * wake-up; having only skipped holes, it keeps one held. *registered: whether f's node
+ * is on the list from this poll. */
 static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch, bool *registered) {
     size_t k = 0;
     batch_owed owed = {0, 0};
@@ -212,8 +194,7 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake (wait.h) */
             continue;
         } else if (s == ZC_PENDING) {
-            /* A receiver is mid-release: poll again soon, keeping any wake-up we hold,
-             * as wait.c does. */
+            /* A peer mid-operation: poll again soon, keeping a wake-up held (as wait.c). */
             ZC__HOOK(ZC__HOOK_WAIT_STALLED);
             if (!zc__waitlist_step_off(&ch->send_waiters, &f->zc__node) || !registered)
                 zc__wake_self(w);
@@ -286,9 +267,7 @@ typedef struct recv_many_op {
     size_t *got;
 } recv_many_op;
 
-static zc_status send_many_poll(void *op, const zc_waker *w) {
-    return zc_send_many_poll(op, w);
-}
+static zc_status send_many_poll(void *op, const zc_waker *w) { return zc_send_many_poll(op, w); }
 
 static void send_many_cancel(void *op) { zc_send_many_cancel(op); }
 

@@ -1,10 +1,7 @@
 /*
  * block.c: blocking send and receive: a spin (spin.c), then a block_on over the public
- * futures (block_on.h), parking the calling thread while the future is pending.
- *
- * The parker lives on this call's stack. That is safe because of rule 3 of the waker
- * contract (zchan/waker.h): once a poll has returned a final status, or the cancel has
- * returned, no call of the parker's wake is running or will come.
+ * futures (block_on.h, whose parker lives on this call's stack), parking the calling
+ * thread while the future is pending.
  *
  * No atomics here: all synchronisation is in the channel, the futures and the parker.
  */
@@ -26,17 +23,13 @@ static zc_status send_poll(void *o, const zc_waker *w) {
     return zc_send_poll(&((op *)o)->f.send, w);
 }
 
-static void send_cancel(void *o) {
-    zc_send_cancel(&((op *)o)->f.send);
-}
+static void send_cancel(void *o) { zc_send_cancel(&((op *)o)->f.send); }
 
 static zc_status recv_poll(void *o, const zc_waker *w) {
     return zc_recv_poll(&((op *)o)->f.recv, w, ((op *)o)->out);
 }
 
-static void recv_cancel(void *o) {
-    zc_recv_cancel(&((op *)o)->f.recv);
-}
+static void recv_cancel(void *o) { zc_recv_cancel(&((op *)o)->f.recv); }
 
 /* The future run to a final status, its park sleeping at once (the caller has spun). */
 static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit) {
@@ -52,8 +45,7 @@ static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit) {
 }
 
 /* The spin's attempts (spin.h): one attempt of the channel's, which makes its wakes and
- * reports a peer mid-operation (ZC_PENDING) instead of waiting it out as the try
- * operations do: a timed call must not wait past its deadline for a stalled peer. */
+ * reports a peer mid-operation (ZC_PENDING) rather than wait past the deadline for it. */
 typedef struct spin_arg {
     zc__chan *ch;
     void *buf;
@@ -71,11 +63,8 @@ static zc_status recv_attempt(void *arg) {
 
 /* A blocking or timed call: spin first (spin.h), while its limit has not passed (a
  * timeout of 0 or a deadline already past: no spin, one attempt), then run the future
- * until the same deadline, its park sleeping at once. No spin in the park after the
- * spin: waiting threads then sleep as soon as they have registered, and on an
- * oversubscribed machine the CPU they leave runs a thread that can move (a yield only
- * offers it to threads queued on the same CPU; sleeping lets the kernel's idle balancing
- * bring one over). */
+ * until the same deadline, its park sleeping at once: on an oversubscribed machine the
+ * CPU a sleeper leaves can run a thread that can move. */
 static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
     if (tx && msg && !zc__limit_spent(limit)) {
         spin_arg a = {tx->ch, (void *)msg};

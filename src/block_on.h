@@ -3,11 +3,10 @@
  * parking it (zc_parker) while the future is pending. Shared by every blocking form:
  * the channel's (block.c), select's (select.c) and broadcast's (broadcast.c).
  *
- * The loop: poll; on ZC_PENDING park until the waker fires (or the deadline
- * passes: then cancel, which deregisters the future and passes on any wake-up it
- * absorbed, and report ZC_TIMEDOUT); poll again. The parker lives on this call's stack,
- * which is safe by rule 3 of the waker contract: once a poll has returned a final status
- * or the cancel has returned, no call of the parker's wake is running or will come.
+ * The loop: poll; on ZC_PENDING park until the waker fires, or the deadline passes (then
+ * cancel and report ZC_TIMEDOUT); poll again. The parker lives on this call's stack,
+ * safe by waker rule 3: once a poll has returned a final status or the cancel has
+ * returned, no call of the parker's wake is running or will come.
  */
 #ifndef ZCHAN_SRC_BLOCK_ON_H
 #define ZCHAN_SRC_BLOCK_ON_H
@@ -38,12 +37,11 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
         uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only when waiting */
-        /* A future whose poll wakes it itself (a peer is between its claim and its copy
-         * on the slot the future needs) is polled again after a backoff that grows over
-         * the polls in a row that left the permit there: a peer this thread preempted
-         * may need the CPU to finish, and at a lower real-time priority gets it only
+        /* A future whose poll wakes it itself (a peer mid-operation on its slot) is
+         * polled again after a backoff that grows over the polls in a row that left the
+         * permit there: a preempted peer at a lower real-time priority gets the CPU only
          * from the backoff's naps (test_blocking_send_lets_a_lower_priority_receiver_
-         * held_mid_copy_run: SCHED_FIFO senders above their receivers spun for ever). */
+         * held_mid_copy_run). */
         zc__backoff again = ZC__BACKOFF_INIT;
         while (s == ZC_PENDING) {
             if (zc__parker_has_permit(&parker))
@@ -51,9 +49,8 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
             else
                 again = (zc__backoff)ZC__BACKOFF_INIT;
             /* A deadline already past (timeout 0) still takes a permit that is there, so
-             * a future that asked to be polled again soon gets its next attempt. But a
-             * future that keeps waking itself (a peer stalled mid-operation) always
-             * leaves one: so after a ZC_PENDING poll the clock is read as well. */
+             * a self-woken future gets its next attempt; one that keeps waking itself
+             * always leaves one, so after a ZC_PENDING poll the clock is read too. */
             bool expired = zc__parker_park_until(&parker, deadline_ns, spin) == ZC_TIMEDOUT ||
                            ((s = poll(op, &waker)) == ZC_PENDING &&
                             zc__deadline_passed(deadline_ns));

@@ -4,8 +4,7 @@
  * Source: tokio::sync::broadcast (a ring of slots, each with the number of receivers
  * that still have to read it; a receiver whose position fell behind the oldest message
  * held is told how many it missed and moves up to it). Here one mutex per channel
- * guards the ring, the receivers' positions and the counts (tokio uses a tail mutex and
- * a read-write lock per slot; finer locking is future work).
+ * guards the ring, the receivers' positions and the counts.
  *
  * State, all under ch->mu:
  *   Sequence numbers count messages from 0; messages head .. tail-1 are held, message
@@ -14,46 +13,33 @@
  *   itself to each held message at or after its position; a subscriber to none. A
  *   receiver's pos is the next message it reads; pos < head means it lagged (overflow).
  *   Invariant (the prefix property): a receiver counted in message s is counted in every
- *   later message (it existed when they were sent, or was cloned before them), and it
- *   reads in order, so rem of s reaches 0 only after rem of every earlier message did.
- *   Hence the held messages are exactly those with rem > 0, head is the first of them,
- *   and advancing head past the zeros at the front frees slots in order.
- *   The last reader of a message (rem 1 -> 0) takes the original; the others get copies
- *   (clone_msg, or a byte copy). A held message whose rem drops to 0 without a reader
- *   taking it (its last reader was dropped), or that is overwritten (overflow mode), is
- *   passed to drop_msg. So every copy is received once or dropped once.
+ *   later message, and it reads in order, so rem of s reaches 0 only after rem of every
+ *   earlier message did: the held messages are exactly those with rem > 0. The last
+ *   reader of a message takes the original, the others get copies (clone_msg, or bytes);
+ *   one whose rem drops to 0 unread, or that is overwritten (overflow), goes to drop_msg.
  *
  * Waiting: two waiter lists (waitlist.c), used as the MPMC futures use them, except
  * that a send wakes every waiting receiver (each has a new message), not one.
- *   - Receivers: a send wakes as many receivers as were linked when it looked
- *     (zc__waitlist_notify_one that many times). A receive node is always linked at the
- *     back (it is unregistered, hence IDLE, before each registration), so the nodes that
- *     were linked when the send looked are all in front of any linked later: popping
- *     that many reaches each of them (a cancelled one just lets a later node get an
- *     extra wake). Unlike notify_all, this cannot go on forever when woken receivers
- *     read and register again while it runs. For the same reason an unused wake-up of a
- *     receive is never owed to another receiver (every waiting receiver is woken by
- *     every send, and close wakes all), so cancelling a receive passes nothing on.
- *   - Senders (back-pressure mode): a freed slot wakes the oldest waiting sender
- *     (zc__waitlist_notify_n: one a slot); a woken sender that is cancelled passes its
- *     wake-up on while room is left, as the MPMC futures do.
+ *   - Receivers: a send wakes as many receivers as were linked when it looked. A receive
+ *     node is always linked at the back (it is IDLE before each registration), so that
+ *     many pops reach each of them, and woken receivers that register again while it
+ *     runs are not popped for ever. A receive's unused wake-up is owed to no other
+ *     receiver (every send and the close wake all), so its cancel passes nothing on.
+ *   - Senders (back-pressure mode): a freed slot wakes the oldest waiting sender; a
+ *     woken sender that is cancelled passes its wake-up on while room is left.
  *
  * Ordering map:
  *   [M1] The state is read and written only under ch->mu (pthread mutex: lock acquires,
  *        unlock releases).
- *   [M2] No lost wake-up, both lists: a waiter registers ([F2] in waitlist.c: a seq_cst
- *        RMW of the list's `waiters`), then re-checks the state under ch->mu. A notifier
- *        changes the state under ch->mu, unlocks, then loads `waiters` (seq_cst, in
- *        zc__waitlist_has_waiters). The mutex orders the two critical sections: if the
- *        notifier's came first, the waiter's re-check sees the change; if the waiter's
- *        came first, its registration happens-before the notifier's load, which
- *        therefore sees it (or a later count).
+ *   [M2] No lost wake-up, both lists: a waiter registers ([F2]: a seq_cst RMW of the
+ *        list's `waiters`), then re-checks the state under ch->mu. A notifier changes the
+ *        state under ch->mu, unlocks, then loads `waiters` (seq_cst). The mutex orders
+ *        the two critical sections: either the re-check sees the change, or the
+ *        registration happens-before the notifier's load.
  *   [H1] Handle counts are under ch->mu too. A drop takes its handle off `handles` only
- *        after the wakes it makes (release_handle): until then its handle keeps the
- *        channel alive under them. The thread that takes the last one away frees the
- *        channel after its unlock (no other handle is left to touch it). Taking the
- *        handle off first would let the other thread's last drop free the channel
- *        under the wakes.
+ *        after the wakes it makes (release_handle), so that its handle keeps the channel
+ *        alive under them; the thread that takes the last one away frees the channel
+ *        after its unlock.
  */
 #include <zchan/broadcast.h>
 
@@ -202,8 +188,7 @@ static size_t send_room(void *arg) {
     return room;
 }
 
-/* The wakes owed to waiting senders for freed slots ([M2]: after the unlock): one a
- * slot. */
+/* The wakes owed to waiting senders, one per freed slot ([M2]: after the unlock). */
 static void wake_senders(zc__bcast *ch, size_t freed) {
     zc__waitlist_notify_n(&ch->send_waiters, freed);
 }
@@ -316,9 +301,8 @@ void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
 /* ---- send and receive ------------------------------------------------------------- */
 
 /* One send attempt without its wakes: ZC_OK, ZC_FULL (back-pressure), ZC_CLOSED. On
- * ZC_OK the waiting receivers are owed a wake (wake_receivers): a future makes it only
- * once its own node is off the list, so that no receiver its send runs wakes it inside
- * its poll (as wait.c does for the MPMC futures). */
+ * ZC_OK the waiting receivers are owed a wake (pay_send), made by a future only once its
+ * own node is off the list (as wait.h's). */
 static zc_status bcast_send_quiet(zc__bcast *ch, const void *msg) {
     lock(ch);
     if (ch->closed) {
@@ -349,8 +333,7 @@ static void pay_send(zc__bcast *ch) {
 }
 
 /* One receive attempt without its wakes: ZC_OK, ZC_LAGGED, ZC_EMPTY, ZC_CLOSED; *freed
- * (always written): the slots it freed, each owing a waiting sender a wake (wake_senders,
- * made as bcast_send_quiet's). */
+ * (always written): the slots it freed, each owing a waiting sender a wake. */
 static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                                   size_t *freed) {
     zc__bcast *ch = rx->ch;
@@ -423,7 +406,6 @@ zc_status zc_bcast_receiver_info(const zc_bcast_receiver *rx, zc_info *out) {
 
 /* ---- futures ------------------------------------------------------------------------ */
 
-
 void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) {
     if (!f) return;
     zc__waiter_init(&f->zc__node);
@@ -432,9 +414,7 @@ void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) 
     f->zc__done = 0;
 }
 
-/* Pass a wake-up on to the next waiting sender if it could use one beyond what the
- * senders woken and not yet polled will take (not once closed: the close wakes every
- * waiter), as chan.c's pass-on. */
+/* Pass a wake-up on to the next waiting sender, as chan.c's zc__chan_pass_on_send. */
 static void pass_on_send(void *arg) {
     zc__bcast *ch = arg;
     if (zc__waitlist_has_waiters(&ch->send_waiters) &&

@@ -58,9 +58,8 @@ static bool chan_close(zc__chan *ch) {
     bool closed = zc__queue_close(&ch->q);
     if (closed) {
         ZC__HOOK(ZC__HOOK_CLOSE_MARKED);
-        /* Close wakes everyone: waiters re-check and see the mark (the seq_cst fetch_or
-         * in zc__queue_close happens before our lock of each list, so any waiter linked
-         * after the sweep sees the mark on its re-check). */
+        /* Close wakes everyone. The seq_cst fetch_or in zc__queue_close comes before our
+         * lock of each list, so a waiter linked after the sweep sees the mark. */
         zc__waitlist_notify_all(&ch->recv_waiters);
         zc__waitlist_notify_all(&ch->send_waiters);
         zc__waitlist_notify_all(&ch->close_waiters);
@@ -129,8 +128,7 @@ bool zc_sender_close(zc_sender *tx) { return tx ? chan_close(tx->ch) : false; }
 bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false; }
 
 /* What a woken receiver / sender could take (zc__avail_fn). Nothing once closed: the
- * close wakes every waiter (chan_close), and one that links after its mark re-checks and
- * sees it. */
+ * close woke every waiter (chan_close). */
 static size_t recv_avail(void *ch) {
     zc__queue *q = &((zc__chan *)ch)->q;
     return zc__queue_is_closed(q) ? 0 : zc__queue_len(q);
@@ -140,10 +138,8 @@ static size_t send_avail(void *ch) { return zc__queue_room(&((zc__chan *)ch)->q)
 
 void zc__chan_wake_senders(zc__chan *ch, size_t n) {
     if (n == 0 || !zc__waitlist_has_waiters(&ch->send_waiters)) return;
-    /* The holes a call left at the oldest place are skipped first and owe a wake each:
-     * a receive that reaches a released place frees its slot too (rule 4). Senders that
-     * come later need no wake for them: their attempt skips such a hole, and so does a
-     * pass-on. */
+    /* The holes a call left at the oldest place are skipped first and owe a wake each
+     * (rule 4); a later sender's attempt skips such a hole itself. */
     n += zc__queue_skip_holes(&ch->q);
     zc__waitlist_notify_n(&ch->send_waiters, n);
 }
@@ -184,23 +180,18 @@ zc__look zc__chan_look(zc__chan *ch, bool recv, unsigned pauses, bool see_close)
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
 static void pass_on_send_again(void *ch) { zc__chan_pass_on_send(ch); }
 
-/* The waiter count is looked at before the queue: with no waiter linked there is no one
- * to pass a wake-up to, and one that links after that load re-checks the queue itself
- * ([F2]). Nothing is passed on once the channel is closed (avail is 0): the close woke
- * every waiter, and passing on there would only nest the wakes of an inline executor
- * one level per waiter. A pass-on from inside the wake of another pass-on of the same
- * list is left to that one (zc__waitlist_pass_on), so that a chain of them does not nest
- * either. And a wake-up is passed on only for what there is beyond what the waiters
- * already woken (and not yet polled) will take (rule 5). tests/model checks these. */
+/* The waiter count is looked at before the queue: a waiter that links after that load
+ * re-checks the queue itself ([F2]). Nothing is passed on once closed (avail is 0: the
+ * close woke every waiter), nor beyond what the waiters woken and not yet polled will
+ * take (rule 5). tests/model checks these. */
 void zc__chan_pass_on_recv(zc__chan *ch) {
     if (zc__waitlist_has_waiters(&ch->recv_waiters) &&
         zc__waitlist_wake_has_work(&ch->recv_waiters, recv_avail, ch))
         zc__waitlist_pass_on(&ch->recv_waiters, pass_on_recv_again, ch);
 }
 
-/* With senders waiting, the holes left at head are skipped first, as in
- * zc__chan_wake_senders: each holds a free slot that the room does not count until head
- * has moved past it. */
+/* Holes left at head are skipped first, as in zc__chan_wake_senders: the room does not
+ * count their slots until head has moved past them. */
 void zc__chan_pass_on_send(zc__chan *ch) {
     if (!zc__waitlist_has_waiters(&ch->send_waiters)) return;
     zc__queue_skip_holes(&ch->q);
@@ -217,8 +208,7 @@ void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node) {
 }
 
 /* zc_try_send after its first attempt did not go through at once. A full attempt's
- * ZC_PENDING (a receiver is mid-release on the slot it needs) is no answer: ZC_FULL would
- * be false, so the peer is waited out. */
+ * ZC_PENDING is waited out: ZC_FULL would be false. */
 static ZC__NOINLINE zc_status try_send_slow(zc_sender *tx, const void *msg) {
     if (!tx || !msg) return ZC_EINVAL;
     zc__backoff backoff = ZC__BACKOFF_INIT;
@@ -227,9 +217,7 @@ static ZC__NOINLINE zc_status try_send_slow(zc_sender *tx, const void *msg) {
     return s;
 }
 
-/* zc_try_recv after its first attempt did not go through at once; ZC_PENDING (a sender
- * mid-write on the next slot) is waited out, as for a send: a later slot may hold a
- * completed send, so ZC_EMPTY would be false. */
+/* zc_try_recv likewise: ZC_EMPTY would be false (a later slot may hold a message). */
 static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
     if (!rx || !out) return ZC_EINVAL;
     zc__backoff backoff = ZC__BACKOFF_INIT;

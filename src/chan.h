@@ -9,9 +9,8 @@
  *
  * Ordering map (the rest is in the queues and waitlist.c):
  *   [F1] after an operation's seq_cst claim on the queue, zc__waitlist_has_waiters
- *        (seq_cst) of the other side  <->  [F2] in waitlist.c, a waiter's registration,
- *        then its re-check of the queue. In the single total order of seq_cst
- *        operations one of the two sees the other: no lost wake-up.
+ *        (seq_cst) of the other side  <->  [F2] a waiter's registration, then its
+ *        re-check of the queue (waitlist.c's map: no lost wake-up).
  *   [H1] handle-count decrements are acq_rel (chan.c).
  */
 #ifndef ZCHAN_SRC_CHAN_H
@@ -50,10 +49,8 @@ struct zc__chan {
     struct zc_receiver rx;
 };
 
-/* Whether tx is a sender handle (not NULL, and not a receiver cast to zc_sender *: both
- * kinds live in the channel, at different places). For the calls that change the
- * handle counts (mpmc.h: the clones and the drops), where a cast handle would close a
- * channel or discard its messages early. */
+/* Whether tx is a sender handle (not NULL, and not a receiver cast to zc_sender *), for
+ * the calls that change the handle counts (clones, drops). */
 static inline bool zc__is_sender(const zc_sender *tx) { return tx && tx == &tx->ch->tx; }
 static inline bool zc__is_receiver(const zc_receiver *rx) { return rx && rx == &rx->ch->rx; }
 
@@ -82,10 +79,9 @@ static inline zc_status zc__chan_received(zc__chan *ch) {
 
 /* ---- Attempts (a future's, select's: they make no wake, they count it) ------------- */
 
-/* One send attempt of msg: zc__queue_push's statuses. On ZC_OK one wake is owed to a
- * waiting receiver: added to *owed, for the caller to make once its own waiter node is
- * off the list (wait.c), so that its send never wakes its own receive on the same
- * channel (select). The shape of zc__attempt_fn (wait.h). */
+/* One send attempt of msg (a zc__attempt_fn, wait.h): zc__queue_push's statuses. On
+ * ZC_OK one wake is owed to a waiting receiver, added to *owed for the caller to make
+ * once its own node is off the list. */
 static inline zc_status zc__chan_send_attempt(zc__chan *ch, void *msg, unsigned *owed) {
     zc_status s = zc__queue_push(&ch->q, msg);
     *owed += s == ZC_OK;
@@ -122,22 +118,18 @@ typedef enum zc__look {
 /* The one look the blocking layer's spin (spin.c) takes inside a channel: wait up to
  * `pauses` pause instructions for the slot a receive (recv) or send needs to change,
  * then say whether an attempt now looks likely to go through; with see_close, first
- * whether the channel is closed. It reads only the caller's own end of a bounded queue
- * and the slot (and, with see_close, the senders' end, where the close mark is), never
- * the peer's index otherwise, so that the peer's claims stay in its cache. Unbounded:
- * always ZC__LOOK_GO unless closed. */
+ * whether the channel is closed. Reads only the caller's own end of a bounded queue and
+ * the slot (with see_close, the senders' end too), never the peer's index otherwise.
+ * Unbounded: always ZC__LOOK_GO unless closed. */
 zc__look zc__chan_look(zc__chan *ch, bool recv, unsigned pauses, bool see_close);
 
 /* Take a receive / send waiter node off its list for a cancel: a wake-up it held and
- * did not use is passed on if a peer of its kind could use one now (waker rule 4). An
- * operation that ends otherwise (it completed, or waits again) has used its wake-up and
- * only unregisters (zc__waitlist_unregister). */
+ * did not use is passed on if a peer of its kind could use one now (waker rule 4). */
 void zc__chan_cancel_recv(zc__chan *ch, zc__waiter *node);
 void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node);
 
 /* The passing-on half of those: wake one waiting receiver / sender if one is linked and
- * could make progress now. For a caller that takes several nodes off first (select, so
- * that a wake-up one of its nodes held is never passed to another of its own). */
+ * could make progress now; for select, which takes all its nodes off first. */
 void zc__chan_pass_on_recv(zc__chan *ch);
 void zc__chan_pass_on_send(zc__chan *ch);
 

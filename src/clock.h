@@ -23,9 +23,8 @@ static inline bool zc__deadline_passed(uint64_t deadline_ns) {
 }
 
 /* When a blocking call gives up: a CLOCK_MONOTONIC deadline (the *_until forms), or a
- * timeout that becomes one only once the call has to wait (the *_timeout forms), so
- * that a call that completes at once never reads the clock and a call that waits reads
- * it once to fix its deadline. ns is UINT64_MAX for no limit in both kinds. */
+ * timeout that becomes one only once the call has to wait (the *_timeout forms): a call
+ * that completes at once never reads the clock. ns is UINT64_MAX for no limit. */
 typedef struct zc__limit {
     uint64_t ns;       /* the deadline, or the timeout */
     bool is_deadline;

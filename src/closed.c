@@ -1,20 +1,13 @@
 /*
  * closed.c: the sender-closed and receiver-closed futures (zchan/closed.h).
  *
- * Needs the channel's third waiter list, zc__chan.close_waiters, initialised by
- * chan_new and notified (all of it) by chan_close after the close mark, like the other
- * two lists.
- *
  * Poll: the attempt looks at the close mark; the wait primitive (wait.c, side
- * ZC__SIDE_CLOSE) registers the node ([F2] in waitlist.c) and looks again. Why no wake-up is
- * lost: chan_close sets the mark with a seq_cst RMW before it takes the list's lock to
- * wake everyone; a node linked after that sweep was linked under the same lock, so the
- * register that linked it happens after the sweep's unlock and its re-check sees the
- * mark; a node linked before the sweep is woken by it. No wake-up is ever passed on:
- * close wakes every node of the list, so none can be owed to another.
+ * ZC__SIDE_CLOSE) registers on zc__chan.close_waiters and looks again. chan_close sets
+ * the mark (seq_cst) before it wakes the whole list under its lock, so a node linked
+ * after that sweep sees the mark in its re-check. Nothing is passed on: close wakes all.
  *
- * No atomics of its own: the mark is read by zc__ring_is_closed / zc__segq_is_closed
- * (seq_cst), the rest is waitlist.c's.
+ * No atomics of its own: the mark is read by zc__queue_is_closed (seq_cst), the rest is
+ * waitlist.c's.
  */
 #include <zchan/closed.h>
 

@@ -6,14 +6,12 @@
  * of wakes costs one system call) and its eventfd/pipe pair (src/unix/async.c).
  *
  * The flag zc__armed is 1 from a wake that found it 0 (and so wrote) until the next
- * drain. Drain reads the descriptor empty first and only then clears the flag; a wake
- * skips its write only while the flag is 1, which leaves two cases:
- * - its exchange came before the drain's clear: the drain acquires it ([D1]), so the
- *   polls that follow the drain see what the waker did before waking;
- * - its exchange came after the clear: it finds 0 and writes, or finds the 1 of a wake
- *   that did, and that write came after the drain's read, so it is not consumed.
- * Clearing before reading would lose a wake: a write made between the clear and the
- * read would be consumed while the flag stayed 1, and later wakes would not write.
+ * drain. Drain reads the descriptor empty first and only then clears the flag (the other
+ * order would lose a write made between the two); a wake skips its write only while the
+ * flag is 1, which leaves two cases:
+ * - its exchange came before the drain's clear: the drain acquires it ([D1]);
+ * - it came after: it finds 0 and writes, or finds the 1 of a wake that wrote after the
+ *   drain's read, which is not consumed.
  *
  * Ordering map:
  *   [D1] wake: exchange(armed, 1), release -> drain: exchange(armed, 0), acquire. Every
@@ -58,18 +56,15 @@ static int set_flags(int fd) {
 #endif
 
 zc_status zc_fd_waker_init(zc_fd_waker *w) {
-    if (w == NULL)
-        return ZC_EINVAL;
+    if (w == NULL) return ZC_EINVAL;
 #if USE_EVENTFD
     int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (fd < 0)
-        return ZC_ENOMEM;
+    if (fd < 0) return ZC_ENOMEM;
     w->zc__rfd = fd;
     w->zc__wfd = fd;
 #else
     int fds[2];
-    if (pipe(fds) < 0)
-        return ZC_ENOMEM;
+    if (pipe(fds) < 0) return ZC_ENOMEM;
     if (set_flags(fds[0]) < 0 || set_flags(fds[1]) < 0) {
         int saved = errno;
         close(fds[0]);
@@ -85,9 +80,7 @@ zc_status zc_fd_waker_init(zc_fd_waker *w) {
     return ZC_OK;
 }
 
-int zc_fd_waker_fd(const zc_fd_waker *w) {
-    return w ? w->zc__rfd : -1;
-}
+int zc_fd_waker_fd(const zc_fd_waker *w) { return w ? w->zc__rfd : -1; }
 
 /* The waker's wake: write once per drain. Only an atomic exchange and write(2), both
  * async-signal-safe; errno is restored for a signal handler's sake. */
@@ -122,8 +115,7 @@ zc_waker zc_fd_waker_waker(zc_fd_waker *w) {
 }
 
 void zc_fd_waker_drain(zc_fd_waker *w) {
-    if (w == NULL)
-        return;
+    if (w == NULL) return;
     /* First empty the descriptor (an eventfd read resets its counter; a pipe is read
      * until EAGAIN), then clear the flag: see the top of this file for why that order. */
 #if USE_EVENTFD
@@ -142,10 +134,8 @@ void zc_fd_waker_drain(zc_fd_waker *w) {
 }
 
 void zc_fd_waker_destroy(zc_fd_waker *w) {
-    if (w == NULL)
-        return;
+    if (w == NULL) return;
     close(w->zc__rfd);
-    if (w->zc__wfd != w->zc__rfd)
-        close(w->zc__wfd);
+    if (w->zc__wfd != w->zc__rfd) close(w->zc__wfd);
     w->zc__rfd = w->zc__wfd = -1;
 }

@@ -2,11 +2,9 @@
  * future.c: the send and receive futures, in caller memory.
  *
  * A poll makes one queue attempt; if it did not complete, the wait primitive (wait.c)
- * registers, re-checks, steps off for a peer mid-operation, or finishes. The first
- * attempt of a fresh future is inline here (the fast path): the queue's first attempt,
- * with the constant 8 for 8-byte messages, then the wake of a waiting peer as a tail
- * call. A bounded queue that looks full (empty) is not attempted before registering,
- * since the attempt after the registration decides anyway. Source: as wait.h.
+ * takes over. The first attempt of a fresh future is inline here (the fast path, as
+ * zc_try_send's in chan.c). A bounded queue that looks full (empty) is not attempted
+ * before registering: the attempt after the registration decides anyway.
  */
 #include "wait.h"
 
@@ -25,8 +23,7 @@ void zc_recv_init(zc_recv *f, zc_receiver *rx) {
 }
 
 /* Everything but the fast path of zc_send_poll: bad arguments, a completed future, a
- * future that waits or has waited (its node not idle), and every first attempt that
- * did not go through at once. */
+ * node not idle, and every first attempt that did not go through at once. */
 static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
     if (!w || !w->wake) {
@@ -53,11 +50,9 @@ static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc_
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    /* The fast path: a fresh future (never registered) whose first attempt sends. The
-     * node is checked before the attempt: one that is registered or holds a wake-up must
-     * be taken off its list after a send (zc__wait does it). The node's state is read
-     * first (acquire), the future's other fields after it: read before it, they would be
-     * loaded again after it. */
+    /* The fast path: a fresh future (never registered) whose first attempt sends. One
+     * that is registered or holds a wake-up must be taken off its list after a send
+     * (zc__wait does it). The node's state is read (acquire) before the other fields. */
     if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
         zc_sender *tx = f->zc__tx;
         const void *msg = f->zc__msg;

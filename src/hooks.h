@@ -3,10 +3,8 @@
  *
  * With the option OFF (the default) every ZC__HOOK() compiles to nothing. With it ON,
  * each hook point calls the function a test installed with zc__test_set_hook(), on the
- * thread that reached the point, so a stress test can widen the window there (yield,
- * spin, sleep a random few microseconds). zc__test_set_start_lap() makes channels
- * created afterwards start their position counters that many laps before the counters
- * wrap around, so wrap-around is exercised within a short test.
+ * thread that reached the point, so a stress test can widen the window there.
+ * zc__test_set_start_lap() makes counters start a few laps before they wrap.
  */
 #ifndef ZCHAN_SRC_HOOKS_H
 #define ZCHAN_SRC_HOOKS_H

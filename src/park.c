@@ -2,8 +2,7 @@
  * park.c: the thread parker, a binary permit in one 32-bit word.
  *
  * Source: Rust std's futex thread parker (library/std/src/sys/sync/thread_parking/
- * futex.rs) and, for the fallback, its pthread parker (thread_parking/pthread.rs), with
- * a short spin in front of the sleep.
+ * futex.rs) and, for the fallback, its pthread parker (pthread.rs), with a short spin.
  *
  * States (park.h): EMPTY 0, NOTIFIED 1, PARKED UINT_MAX (= EMPTY - 1).
  *   wake:    exchange(NOTIFIED); if the old state was PARKED, wake the sleeper.
@@ -16,18 +15,15 @@
  * Only the owner thread parks, so the state is never PARKED when park starts.
  *
  * Sleeping: futex_wait(&state, PARKED) re-reads the word in the kernel, atomically with
- * queueing the sleeper, so a wake whose exchange comes first makes it return at once and
- * one that comes later finds the sleeper queued. The condvar fallback gets the same from
- * the mutex: the sleeper turns EMPTY into PARKED while it holds zc__mu and releases zc__mu
- * only inside pthread_cond_wait, and a waker that saw PARKED takes zc__mu before it
- * signals, so by then the sleeper is waiting (or has already left).
+ * queueing the sleeper, so no wake falls in between. The condvar fallback gets the same
+ * from zc__mu: the sleeper turns EMPTY into PARKED under it, and a waker that saw PARKED
+ * takes it before it signals (wake_sleeper).
  *
  * Ordering map:
  *   [K1] wake: exchange(NOTIFIED), release   -> [K2] every acquire RMW in park that reads
- *        NOTIFIED (spin CAS, fetch_sub, CAS after a sleep, exchange on timeout): what
- *        the waker wrote before wake happens-before park's return. Every write of the
- *        state is an RMW, so each wake's release sequence reaches the RMW that consumes
- *        the permit, even when several wakes came before one park.
+ *        NOTIFIED: what the waker wrote before wake happens-before park's return. Every
+ *        write of the state is an RMW, so each wake's release sequence reaches the RMW
+ *        that consumes the permit, even when several wakes came before one park.
  *   The EMPTY -> PARKED step needs no release: the waker takes nothing from the sleeper
  *   but the instruction to wake it, and the futex (or zc__mu) orders the sleep.
  */
@@ -62,26 +58,21 @@ _Static_assert(sizeof(unsigned int) == 4, "a futex word is 32 bits");
 #endif
 
 /* How long park looks for the permit before it sleeps: PARK_SPIN rounds, each giving the
- * CPU away with sched_yield (a system call that returns at once when nothing else is
- * runnable here). The channel's blocking and timed calls skip it (they spin before they
- * register, then sleep at once). Yields, not pause loops: a vCPU that spins on pause is
- * descheduled by the hypervisor (pause-loop exiting) or slows the thread it waits for,
- * while a yield lets that thread run at once (bench/README.md, rows 10 and 15). */
+ * CPU away with sched_yield, which lets the thread it waits for run at once (pause loops
+ * stall it under a hypervisor; bench/README.md, rows 10 and 15). The channel's blocking
+ * calls skip it: they spin before they register. */
 #define PARK_SPIN 10
 #define PARK_RELAX() sched_yield()
 
-static inline _Atomic unsigned int *state_of(zc_parker *p) {
-    return ZC__ATOMIC_UINT(p->zc__state);
-}
+static inline _Atomic unsigned int *state_of(zc_parker *p) { return ZC__ATOMIC_UINT(p->zc__state); }
 
 /* The largest tv_sec: time_t is a signed integer of 64 bits, or of 32 on 32-bit
  * targets built without _TIME_BITS=64 (i686), where 2^31 s is 68 years. */
 #define TIME_T_MAX ((time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX))
 
-/* ns as a timespec, cut to the largest one time_t can hold: a timed wait then ends
- * early, and sleep_until, which decides by the clock, sleeps again. (Cast unclamped,
- * 2^32 s + 0.1 s would become 0.1 s, and more than 2^31 s a negative time, which
- * FUTEX_WAIT refuses at once: a spin.) */
+/* ns as a timespec, cut to the largest one time_t can hold (unclamped, a long timeout
+ * would wrap or turn negative): a timed wait then ends early, and sleep_until, which
+ * decides by the clock, sleeps again. */
 static struct timespec timespec_of(uint64_t ns) {
     struct timespec ts;
     uint64_t sec = ns / 1000000000u;
@@ -140,9 +131,8 @@ static bool sleep_until(_Atomic unsigned int *word, unsigned int expected, uint6
 }
 
 static void wake_sleeper(zc_parker *p) {
-    /* A private FUTEX_WAKE uses the address only and never reads the memory, so p may be
-     * gone by the time it runs: release the wake now (wake.h), so that the sleeper's
-     * future need not wait for our system call. */
+    /* A private FUTEX_WAKE uses the address only, so p may be gone by the time it runs:
+     * release the wake now (wake.h). */
     zc__wake_release(p);
     syscall(SYS_futex, state_of(p), FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -154,8 +144,7 @@ static bool park_slow(zc_parker *p, uint64_t deadline_ns) {
      * spin); else EMPTY -> PARKED, which needs no release (see the file comment). */
     bool woken = atomic_fetch_sub_explicit(state, 1, memory_order_acquire) ==
                  ZC__PARKER_NOTIFIED;
-    while (!woken && sleep_until(state, ZC__PARKER_PARKED, deadline_ns))
-        woken = take_permit(state);
+    while (!woken && sleep_until(state, ZC__PARKER_PARKED, deadline_ns)) woken = take_permit(state);
     /* [K2] Timed out: withdraw PARKED. Acquire pairs with [K1] of a wake that got in
      * after the last look: its permit is taken and park reports ZC_OK. */
     if (!woken)
@@ -200,8 +189,7 @@ static bool sleep_until(zc_parker *p, uint64_t deadline_ns) {
 
 static void wake_sleeper(zc_parker *p) {
     /* The sleeper turned EMPTY into PARKED under zc__mu: once we hold it, the sleeper is
-     * inside pthread_cond_wait (or gone), so the signal cannot fall in the gap. Signalling
-     * after the unlock spares the woken thread a wait for zc__mu (as Rust std does). */
+     * inside pthread_cond_wait (or gone). Signalled after the unlock, as Rust std does. */
     pthread_mutex_lock(&p->zc__mu);
     pthread_mutex_unlock(&p->zc__mu);
     pthread_cond_signal(&p->zc__cv);
@@ -256,13 +244,9 @@ static void parker_wake(void *ctx) {
     if (atomic_exchange_explicit(state_of(p), ZC__PARKER_NOTIFIED, memory_order_release) !=
         ZC__PARKER_PARKED)
         return;
-    /* Lifetime: from the exchange on, the parked thread may see the permit (it can wake
-     * spuriously, or time out) and return before wake_sleeper runs, so wake_sleeper may
-     * touch a parker whose thread has moved on. That is safe because p outlives every
-     * wake (zc_parker_waker, zc_parker_destroy). For the blocking layer this is rule 3
-     * of the waker contract: the owner destroys p only after the future's poll returned
-     * a final status or its cancel returned, and neither returns while a call of this
-     * wake is still running. */
+    /* From the exchange on, the parked thread may take the permit and return before
+     * wake_sleeper runs; p itself outlives every wake (zc_parker_destroy's contract, and
+     * waker rule 3 for the blocking layer's futures). */
     wake_sleeper(p);
 }
 
@@ -277,14 +261,11 @@ zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin) {
     _Atomic unsigned int *state = state_of(p);
     if (take_permit(state)) return ZC_OK;
     if (zc__deadline_passed(deadline_ns)) return ZC_TIMEDOUT;
-    if ((spin && spin_for_permit(state, deadline_ns)) || park_slow(p, deadline_ns))
-        return ZC_OK;
+    if ((spin && spin_for_permit(state, deadline_ns)) || park_slow(p, deadline_ns)) return ZC_OK;
     return ZC_TIMEDOUT;
 }
 
-void zc_parker_park(zc_parker *p) {
-    (void)zc__parker_park_until(p, ZC__NO_DEADLINE, true);
-}
+void zc_parker_park(zc_parker *p) { (void)zc__parker_park_until(p, ZC__NO_DEADLINE, true); }
 
 zc_status zc_parker_park_timeout(zc_parker *p, uint64_t timeout_ns) {
     if (p == NULL) return ZC_EINVAL;

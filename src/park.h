@@ -1,10 +1,6 @@
 /*
  * park.h: the thread parker's internals, shared by park.c, the blocking layer and
- * tests/unit.
- *
- * The public parker (include/zchan/block.h) takes relative timeouts; the blocking layer
- * keeps one deadline across several parks, so it parks until an absolute
- * CLOCK_MONOTONIC time instead, through the functions below.
+ * tests/unit: parking until an absolute CLOCK_MONOTONIC deadline kept across parks.
  */
 #ifndef ZCHAN_SRC_PARK_H
 #define ZCHAN_SRC_PARK_H
@@ -33,10 +29,8 @@ static inline bool zc__parker_has_permit(zc_parker *p) {
 
 /* As zc_parker_park_timeout, until deadline_ns on zc__clock_ns's clock. A deadline
  * already past only checks for the permit; ZC__NO_DEADLINE waits until woken. spin:
- * look for the permit a few times, yielding, before sleeping (park.c, PARK_SPIN; no
- * more yields once deadline_ns has passed); false sleeps at once, for a caller that has
- * just spun on its own attempts (the channel's blocking and timed calls). Returns ZC_OK,
- * ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
+ * look for the permit a few times, yielding, before sleeping (park.c, PARK_SPIN); false
+ * sleeps at once. Returns ZC_OK, ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
 zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
 
 #endif /* ZCHAN_SRC_PARK_H */

@@ -6,10 +6,8 @@
  * marks its slot reserved; commit publishes it with a seq_cst CAS and, as a send, then
  * looks at the receivers' waiter count [F1]; release turns it into a hole, wakes a
  * receiver that may be waiting behind it, and a sender if the release freed the slot at
- * once (otherwise the receiver that skips the hole wakes the sender: chan.h). A
- * reservation future waits exactly as a send future does (zc__wait), so the
- * no-lost-wake-up argument is that of wait.h. The orderings are ring.c's ([S1], [S3])
- * and chan.h's ([F1]); this file has no atomics of its own.
+ * once. A reservation future waits as a send future does (zc__wait). The orderings are
+ * ring.c's ([S1], [S3]) and chan.h's ([F1]); the atomics here are two bounds and hints.
  *
  * Unbounded: there is always room, so a reservation only checks the close mark and a
  * commit is a plain send.
@@ -143,9 +141,7 @@ zc_status zc_permit_release(zc_permit *p) {
     size_t freed = 0;
     zc_status s = zc__queue_release(&ch->q, p->zc__pos, &freed);
     if (s != ZC_OK) return s == ZC_CLOSED && hole_status(ch) == ZC_CLOSED ? ZC_OK : ZC_EINVAL;
-    /* The hole was made by a seq_cst CAS (and each slot freed by a seq_cst CAS on head):
-     * receivers waiting behind the place may go on; senders may use the slots ([F1], as
-     * after receives). */
+    /* After the hole's seq_cst CAS and each skip's ([F1], as after receives). */
     wake_receivers(ch, p->zc__pos);
     zc__chan_wake_senders(ch, freed);
     return ZC_OK;

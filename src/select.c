@@ -2,66 +2,36 @@
  * select.c: select over several send / receive operations, as one poll-style future.
  *
  * Readiness-based (crossbeam-channel's Select): a poll attempts the cases one at a time
- * (zc__chan_recv_attempt / zc__chan_send_attempt: what a single future attempts), in an order
- * drawn at random for a select's first selection, then round-robin (below), or in array
- * order with ZC_SELECT_ORDERED. The first attempt that completes is the outcome; then
- * every case's node is taken off its waiter list, and a wake-up held by a case other
- * than the chosen one (which used its own) is passed on if its channel can still serve
- * a waiter of its kind (waker rule 4). If nothing completes, every case registers its
- * node with the poll's waker, and the cases are attempted once more; still nothing:
- * ZC_PENDING.
+ * (zc__chan_recv_attempt / zc__chan_send_attempt, as a single future does). The first
+ * attempt that completes is the outcome; then every case's node is taken off its list,
+ * and a wake-up held by a case other than the chosen one is passed on if its channel can
+ * still serve a waiter of its kind (waker rule 4). If nothing completes, every case
+ * registers its node with the poll's waker and the cases are attempted once more; still
+ * nothing: ZC_PENDING.
  *
- * A select wakes itself only on purpose (the self-wake for a peer mid-operation, below).
- * Several of its cases may wait on one channel (two receive cases, or a send and a
- * receive case), and an inline executor polls from inside the wake (waker.h), so a wake
- * of its own would nest a second poll of the same select inside the first: both
- * completed (a message overwritten), or the inner one waited for the outer's wake to end
- * (a hang). So every node is taken off its list before any wake-up is passed on
- * (select_finish), and the wakes an attempt owes the other side (a receiver for a message
- * sent, a sender for each slot freed) are made only once no node of the select is on a
- * list (select_pay).
+ * Several cases may wait on one channel, and an inline executor polls from inside the
+ * wake, so a wake the select made to itself would nest a poll inside its own. So every
+ * node is taken off its list before any wake-up is passed on (select_finish) or any wake
+ * an attempt owes is made (select_pay).
  *
- * Fairness. Until a select has completed once (a new select: every zc_select_blocking
- * and zc_select_timeout call, a future initialised for each message), each walk over the
- * cases attempts them in a uniformly random order, as Go's select does, so the case
- * chosen is uniform among the cases ready during the walk, wherever the never-ready,
- * disabled and NULL cases stand (a random start followed by array order is not: a ready
- * case behind k cases that are not ready would win k + 1 times as often as one behind
- * none). The order is a Fisher-Yates shuffle drawn one step at a time (walk_next): step
- * k swaps a uniform pick of places k..n-1 into place k, so a walk that completes at its
- * first attempt costs one draw, not n. The permutation lives in the cases themselves
- * (zc__order): no allocation. Each such poll sets it to the identity (the caller may have
- * set the cases up again, or used them in another select, since the last poll); after
- * that any permutation will do as the start of the next walk's shuffle. Attempts are the
- * only exact readiness test (one that succeeds has completed the operation), so the order
- * is fixed before each attempt, never after a look.
+ * Fairness. Until a select has completed once, each walk attempts the cases in a
+ * uniformly random order (Go's select), so the case chosen is uniform among the cases
+ * ready during the walk: a Fisher-Yates shuffle drawn one step at a time (walk_next),
+ * kept in the cases (zc__order). A select polled again after a completion walks
+ * round-robin from the case after the one chosen (zc__start): a case ready at every poll
+ * waits at most n - 1 selections. ZC_SELECT_ORDERED: array order.
  *
- * A select polled again after a completion walks round-robin instead, from the case
- * after the one chosen (zc__start): a loop of polls then takes the cases that stay ready
- * in turn, each as often as the others wherever the cases that are not ready stand, and
- * a case ready at every poll waits at most n - 1 selections; and a poll that completes at
- * its first attempt draws nothing.
+ * No lost wake-up: per channel, the node's registration ([F2]) comes before the
+ * re-check's look at the queue, and a peer's claim before its look at the waiter count
+ * ([F1]), exactly as for one future. A wake-up delivered to a case not chosen is passed
+ * on by select_finish. Exactly one operation completes: the poll stops at the first
+ * attempt that completes, and only the poll attempts (the lists only signal readiness).
  *
- * Why no wake-up is lost: per channel, the node's registration ([F2] in waitlist.c, a
- * seq_cst RMW) comes before the re-check's seq_cst look at the queue, and a peer's
- * operation does its seq_cst claim before its seq_cst look at the waiter count ([F1] in
- * chan.h): one of the two sees the other, exactly as for one future. A wake-up delivered
- * to a case that is then not chosen (another case completed first, or the select is
- * cancelled) is passed on by the finish step, so no waiter of that channel is stranded.
+ * ZC_SELECT_SKIP_CLOSED: a case whose attempt reports ZC_CLOSED counts as not ready and
+ * is not registered; a walk that finds every enabled case closed ends the selection with
+ * ZC_CLOSED and index n.
  *
- * Why exactly one operation completes: the poll stops at the first attempt that
- * completes, and attempts are made only by the poll itself (the waiter lists only
- * signal readiness), so no other case took or sent anything.
- *
- * ZC_SELECT_SKIP_CLOSED: a case whose attempt reports ZC_CLOSED (a closed channel; for a
- * receive, closed and drained: both for ever) counts as not ready and is not registered,
- * so its channel never wakes the select again; a walk that finds every enabled case
- * closed ends the selection with ZC_CLOSED for none of them (index n).
- *
- * Waker rule 3 for the select as a whole: a final status, a cancel and a disable finish
- * the nodes they drop, and unregistering waits out a wake in flight on that node
- * (waitlist.c), so when they return no node of this select is linked anywhere and none
- * of its wakes is running.
+ * Waker rule 3: a final status, a cancel and a disable unregister the nodes they drop.
  *
  * No atomics of its own: the orderings are those of chan.h and waitlist.c ([F1]/[F2]).
  */
@@ -76,10 +46,8 @@
 enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8 };
 
 /* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
- * the shuffled walks; per thread: no sharing; initial-exec (ZC__TLS_FAST), so a load, not
- * a call. Reached through a pointer (select_rng), so that a select run from inside a wake
- * this poll makes (an inline executor) draws on from the same state instead of repeating
- * this poll's numbers. */
+ * the shuffled walks. Reached through a pointer (select_rng), so that a select run from
+ * inside a wake this poll makes draws on from the same state. */
 static ZC__TLS_FAST uint64_t tl_seed;
 
 static uint64_t *select_rng(void) {
@@ -112,9 +80,8 @@ static uint32_t rng_below(uint64_t *rng, uint32_t bound) {
 }
 
 /* The case a walk attempts k-th: step k of a Fisher-Yates shuffle of the cases' zc__order
- * fields (a permutation of 0..n-1 when step 0 runs), so that over the walk every order of
- * the cases is equally likely, and the first ready case met is uniform among the ready
- * ones. Source: R. Durstenfeld, Algorithm 235, CACM 7(7), 1964. */
+ * fields (a permutation of 0..n-1 when step 0 runs): a walk that completes at its first
+ * attempt costs one draw. Source: R. Durstenfeld, Algorithm 235, CACM 7(7), 1964. */
 static size_t walk_next(zc_select_case *cases, size_t k, size_t n, uint64_t *rng) {
     size_t j = k + rng_below(rng, (uint32_t)(n - k)); /* n <= UINT32_MAX (zc_select_poll) */
     uint32_t pick = cases[j].zc__order;
@@ -265,10 +232,9 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     zc_select_case *c = &s->zc__cases[i];
     unsigned owed = 0;
     *st = case_try(c, &owed);
-    /* A closed case is skipped: treated as never ready, and not registered (the mark,
-     * set or cleared for every case a whole walk attempts). A node it left on the list
-     * (registered before the close) comes off it; a wake-up it held is owed to nobody,
-     * as the close woke every waiter of the channel. */
+    /* A closed case is skipped: never ready, not registered (the mark, set or cleared at
+     * each attempt), its node off the list; a wake-up it held is owed to nobody (the
+     * close woke every waiter). */
     bool skip = (s->zc__flags & ZC_SELECT_SKIP_CLOSED) && *st == ZC_CLOSED;
     c->zc__kind &= ~(unsigned)CASE_CLOSED;
     if (skip) {
@@ -279,8 +245,7 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     if (*st == ZC_EMPTY || *st == ZC_FULL || *st == ZC_PENDING || skip) {
         if (owed > 0) {
             /* Holes skipped: slots freed, perhaps for a send case of ours. Off the lists,
-             * wake whom the slots are for; register again later (every case is
-             * attempted again, which uses the wake-ups held). */
+             * wake whom the slots are for, and register again later. */
             select_finish(s, s->zc__n, false);
             *registered = false;
             select_pay(case_chan(c), case_is_recv(c), owed);
@@ -315,8 +280,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
         for (size_t k = 0; k < n; k++) { /* one walk: every case once */
             size_t i = rng ? walk_next(s->zc__cases, k, n, rng)
                            : (start + k < n ? start + k : start + k - n);
-            if (!s->zc__cases[i].zc__handle || !walk_case(s, i, &registered, &wr, &st))
-                continue;
+            if (!s->zc__cases[i].zc__handle || !walk_case(s, i, &registered, &wr, &st)) continue;
             s->zc__start = i + 1 < n ? i + 1 : 0; /* polled again: round-robin from here */
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
@@ -355,9 +319,7 @@ static zc_status select_op_poll(void *op, const zc_waker *w) {
     return zc_select_poll(&o->sel, w, o->index);
 }
 
-static void select_op_cancel(void *op) {
-    zc_select_cancel(&((select_op *)op)->sel);
-}
+static void select_op_cancel(void *op) { zc_select_cancel(&((select_op *)op)->sel); }
 
 /* A new select run to a final status or to limit. */
 static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,

@@ -34,10 +34,8 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
         return true;
     }
     bool bounded_recv = recv && zc__queue_bounded(&ch->q);
-    /* A bounded receive's looks do not see a close: look for it before the first yield,
-     * so that a channel closed and drained before the call is told by the poll after the
-     * spin without the yields, each of which may give a busy thread a time slice; and
-     * after a yield that did (ZC__SPIN_SLICE_NS). */
+    /* A bounded receive's looks do not see a close: look for it before the first yield
+     * and after a yield that gave away a slice (ZC__SPIN_SLICE_NS). */
     if (bounded_recv && sp->yields == 0 && zc__chan_look(ch, true, 0, true) == ZC__LOOK_CLOSED)
         return false;
     sp->yields++;

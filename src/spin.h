@@ -4,14 +4,9 @@
  * A thread that must wait for a channel first spins: it watches the slot it needs,
  * attempting each time the slot changes or a round of pauses ends, then yields the CPU
  * a few times, then (while its CPU has no other thread to run) goes on yielding for a
- * while, attempting after each: crossbeam's Backoff before its parking. A partner thread
- * that answers within a few microseconds is met with no waiter on the list, so neither
- * side pays for the list or the wake-up. The attempts are the channel's own
- * (zc__chan_send / zc__chan_recv: one attempt with its wakes, which reports a peer
- * mid-operation instead of waiting it out), made only when the channel's look for this
- * layer (zc__chan_look) says an attempt looks likely to go through; that look reads the
- * caller's own end of a bounded queue and the slot, never the peer's index, so that the
- * peer's claims stay in its cache.
+ * while, attempting after each: crossbeam's Backoff before its parking. A partner that
+ * answers meanwhile is met with no waiter on the list. The attempts are the caller's
+ * (block.c), made only when zc__chan_look (chan.h) says one looks likely to go through.
  */
 #ifndef ZCHAN_SRC_SPIN_H
 #define ZCHAN_SRC_SPIN_H
@@ -24,32 +19,27 @@
 #include "chan.h"
 #include "clock.h"
 
-/* The watch: this long (0.5 µs), attempting each time the slot changes or a round of
- * 1, 2, 4, then 8 pauses ends. Timed, not counted: a pause's length differs twofold
- * between processors. Longer watches keep the CPU from the peer on an oversubscribed
- * machine (bench/README.md, row 12). */
+/* The watch: this long, attempting each time the slot changes or a round of 1, 2, 4,
+ * then 8 pauses ends. Timed, not counted: a pause's length differs between processors.
+ * Longer watches keep the CPU from the peer when oversubscribed (bench/README.md). */
 #define ZC__SPIN_WATCH_NS 500u
 
 /* Then this many yields (zc__yield, which may nap: backoff.h), attempting after each. */
 #define ZC__SPIN_YIELDS 10u
 
 /* The lone stage: after those yields, a blocking call goes on yielding and attempting
- * for up to this long (50 µs), each yield checked (zc__yield_ran_another); the first
- * yield that ran another thread on its CPU ends the stage, and the call parks after the
- * attempt that follows it. So it spins on only where it takes a CPU from nobody: a parked
- * thread wakes tens of microseconds late, and two threads that each fill or drain the
- * channel and park before the other has begun to run fall into a pattern of two wake-ups
- * per capacity's worth of messages (bench/README.md, row 10). The cost: a call that waits
- * long on an idle machine spends up to this much more of a CPU nobody wanted. A thread
- * under a real-time or SCHED_IDLE policy (zc__thread_shares_fairly) skips the stage: its
- * yields never run a partner of lower priority, so they never count as running another
- * thread, and the stage would starve that partner. */
+ * for up to this long, each yield checked (zc__yield_ran_another); the first yield that
+ * ran another thread on its CPU ends the stage, and the call parks after the attempt
+ * that follows it. So it spins on only where it takes a CPU from nobody, and two threads
+ * that fill and drain the channel do not park and wake each other per capacity's worth
+ * of messages (bench/README.md, row 10). A thread under a real-time or SCHED_IDLE policy
+ * (zc__thread_shares_fairly) skips the stage: its yields never run a partner of lower
+ * priority, so the stage would starve that partner. */
 #define ZC__SPIN_ALONE_NS 50000u
 
 /* A bounded receive looks for the close (on the senders' line) only before its first
- * yield and after a yield that took this long (200 µs), which gave a busy thread on its
- * CPU a time slice: a close made during the spin is then told within a slice, while
- * the senders' line is left alone otherwise. */
+ * yield and after a yield that took this long (it gave a busy thread a time slice): a
+ * close made during the spin is told within a slice. */
 #define ZC__SPIN_SLICE_NS 200000u
 
 /* One attempt of the operation the spin is for, with its argument: a final status, or
@@ -58,11 +48,9 @@ typedef zc_status zc__spin_attempt_fn(void *arg);
 
 /* Spin for an operation on ch (a receive when recv, else a send) until an attempt
  * returns a final status (returned), the spin is over, or *limit passes (then
- * ZC_PENDING, and *limit is the deadline to park until: the caller registers and parks).
- * A send looks for the close at every look (ZC_CLOSED: nothing was sent). The first
- * attempt is made before anything else; the clock is read only once the call has to
- * wait. *limit must not be spent yet (zc__limit_spent): a call with no time to wait
- * makes its one attempt through the future. */
+ * ZC_PENDING, and *limit is the deadline to park until). A send looks for the close at
+ * every look (ZC_CLOSED: nothing was sent). The clock is read only once the call has to
+ * wait. *limit must not be spent yet (zc__limit_spent). */
 zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg,
                    zc__limit *limit);
 

@@ -36,9 +36,7 @@ void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node) {
     }
 }
 
-static bool final(zc_status s) {
-    return s != ZC_EMPTY && s != ZC_FULL && s != ZC_PENDING;
-}
+static bool final(zc_status s) { return s != ZC_EMPTY && s != ZC_FULL && s != ZC_PENDING; }
 
 zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
                         zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed) {

@@ -17,10 +17,10 @@ typedef enum zc__side {
 } zc__side;
 
 /* One attempt of an operation, with its argument: ZC_OK, ZC_CLOSED or ZC_ENOMEM (final);
- * ZC_EMPTY or ZC_FULL (not ready: wait); ZC_PENDING (a peer is between claiming and
- * publishing or releasing the slot it needs). Adds to *owed the wakes the attempt owes
- * the other side, whatever its status; they are made only once the node is off its
- * list, so that no wake of them runs a peer that wakes this future inside its poll. */
+ * ZC_EMPTY or ZC_FULL (not ready: wait); ZC_PENDING (a peer mid-operation). Adds to
+ * *owed the wakes the attempt owes the other side, whatever its status; they are made
+ * only once the node is off its list, so that none runs a peer that wakes this future
+ * inside its poll. */
 typedef zc_status zc__attempt_fn(zc__chan *ch, void *arg, unsigned *owed);
 
 /* Wait on side's list with node and waker w, after a first attempt that returned s and
@@ -47,9 +47,8 @@ static inline void zc__wait_pay(zc__chan *ch, zc__side side, unsigned owed) {
         zc__chan_wake_receivers(ch, owed);
 }
 
-/* zc__wait_slow, but a first attempt that completed for a node that never waited (IDLE:
- * nothing to take off a list) only makes its wakes: the common case of a poll whose fast
- * path could not take the attempt (a segment boundary, a message size other than 8). */
+/* zc__wait_slow, but a first attempt that completed for a node that never waited (IDLE)
+ * only makes its wakes. */
 static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
                                  const zc_waker *w, zc__attempt_fn *attempt, void *arg,
                                  zc_status s, unsigned owed) {
@@ -60,12 +59,11 @@ static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
     return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
 }
 
-/* The self-wake of a poll whose attempt met a peer mid-operation: it asks to be polled
- * again soon by calling its own waker. The waker contract lets an executor poll from
- * inside that wake; had that poll met the same stall and woken itself again, every round
- * would nest one poll and one wake deeper for as long as the peer stalls. So
- * zc__wake_self counts the self-wakes this thread is inside, and a poll made from inside
- * one (zc__in_self_wake) waits the peer out with a backoff instead, as zc_try_send does. */
+/* The self-wake of a poll whose attempt met a peer mid-operation: it calls its own waker
+ * to be polled again soon. An executor may poll from inside that wake, so zc__wake_self
+ * counts the self-wakes this thread is inside, and a poll made from inside one
+ * (zc__in_self_wake) waits the peer out with a backoff rather than nest one wake deeper
+ * per round. */
 void zc__wake_self(const zc_waker *w);
 bool zc__in_self_wake(void);
 

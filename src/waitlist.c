@@ -3,40 +3,33 @@
  *
  * Sources: readiness notification with unlink-on-notify as in tokio's Notify and Go's
  * channel wait queues; the WAKING/WOKEN handshake follows the Linux futex_q protocol
- * (kernel/futex/waitwake.c: the waker marks a queued waiter done with a release store and
- * never touches it again; the waiter spins while a wake is in flight).
+ * (kernel/futex/waitwake.c: the waker marks a queued waiter done with a release store
+ * and never touches it again; the waiter spins while a wake is in flight).
  *
  * Wake-up rules kept here (spec/api.md, waker contract):
  * - wake() is never called under the lock: the notifier unlinks the node and copies its
  *   waker under the lock, marks it WAKING, unlocks, calls wake, then stores WOKEN.
  * - No wake after unregister returns: unregister waits while the node is WAKING.
- * - Inline re-entry: an executor may poll or cancel a future from inside its own wake,
- *   and that poll may wake others, whose wakes may poll or cancel in turn. Each notifier
- *   records the node it is waking in a frame on its own stack, linked to the frame of the
- *   wake it is inside (a thread-local points at the innermost); an unregister or register
- *   that finds its node WAKING and one of this thread's frames naming it is inside that
- *   node's wake, however deep: it takes the node over (WOKEN) and clears the frame,
- *   telling its notifier not to touch the node after wake returns. Every frame is looked
- *   at, not only the innermost: a cancel from a nested wake of a node whose wake is
- *   further out would otherwise wait for its own thread.
- * - Early release: a wake that is done with its context before it returns (the futex
- *   parker, whose futex_wake system call needs only an address) calls
- *   zc__wake_release (wake.h), whose frame marks the node WOKEN at once; a woken thread
- *   then does not spin while its notifier is still inside the system call.
+ * - Inline re-entry: an executor may poll or cancel a future from inside its own wake.
+ *   Each notifier records the node it is waking in a frame on its stack, linked to the
+ *   frame of the wake it is inside; an unregister or register that finds its node
+ *   WAKING and named by any of this thread's frames takes the node over (WOKEN) and
+ *   clears the frame, so that its notifier leaves the node alone after wake returns.
+ * - Early release: a wake done with its context before it returns calls
+ *   zc__wake_release (wake.h), whose frame marks the node WOKEN at once.
  * - Pass-ons in a row: a pass-on (zc__waitlist_pass_on) made inside the wake of another
  *   pass-on of the same list, on this thread, is counted on the outermost such frame,
- *   whose notify makes it once its wake has returned; a chain of pass-ons under an
- *   inline executor so runs at one depth instead of one level deeper per waiter.
- * - One at a time: notify_all pops and wakes nodes one by one, so a wake that polls
- *   some other future of the same list finds that node still WAITING; it pops as many
- *   as were linked when it started, and a node registering again meanwhile goes to the
- *   back, so a waiter that registers again from inside its wake is not popped for ever.
+ *   whose notify makes it once its wake has returned: a chain of pass-ons under an
+ *   inline executor runs two wakes deep, not one level deeper per waiter.
+ * - One at a time: notify_all pops and wakes nodes one by one; it pops as many as were
+ *   linked when it started, and a node registering again meanwhile goes to the back, so
+ *   a waiter that registers again from inside its wake is not popped for ever.
  *
  * Ordering map:
  *   [F2] register: seq_cst increment of `waiters` (under the lock), before the caller's
  *        seq_cst re-check of the queue  <->  [F1] notifier: seq_cst RMW on the queue,
- *        then seq_cst load of `waiters` (zc__waitlist_has_waiters). In the single total
- *        order of seq_cst operations one of the two sees the other: no lost wake-up.
+ *        then seq_cst load of `waiters`. In the single total order of seq_cst
+ *        operations one of the two sees the other: no lost wake-up.
  *   [L1] lock acquire (exchange, acquire) <-> [L2] unlock (store, release): the list,
  *        node links, node states and wakers are guarded by the lock.
  *   [W1] notifier: release-store of WOKEN after wake returns <-> [W2] owner: acquire
@@ -53,33 +46,25 @@
 #include "hooks.h"
 #include "wake.h"
 
-/* A wake this thread is inside: the wake frame (wake.h: its context, and the early
- * release), the node (NULL once taken over or once the wake has returned), the list the
- * node was on, whether the notify is a pass-on (zc__waitlist_pass_on), whether the wake
- * call is still running (false while the deferred pass-ons run), the pass-ons deferred
- * to it with their re-check, and the frame of the wake it was made from (NULL: none).
- * On the notifier's stack; zc__wake_current points at the innermost. */
+/* A wake this thread is inside, on the notifier's stack. */
 struct waking {
-    zc__wake_frame base; /* first: zc__wake_current points at it */
-    zc__node *node;
-    zc__waitlist *wl;
-    bool passing;
-    bool in_wake;
-    unsigned passes;
+    zc__wake_frame base; /* first: zc__wake_current points at the innermost */
+    zc__node *node;      /* NULL once taken over or once the wake has returned */
+    zc__waitlist *wl;    /* the list the node was on */
+    bool passing;        /* the notify is a pass-on */
+    bool in_wake;        /* false once the wake returned (deferred pass-ons run) */
+    unsigned passes;     /* pass-ons deferred to this frame, made with again(again_arg) */
     zc__pass_on_fn *again;
     void *again_arg;
-    struct waking *outer;
+    struct waking *outer; /* the wake this one was made from; NULL: none */
 };
-static inline _Atomic unsigned int *node_state(zc__node *n) {
-    return ZC__ATOMIC_UINT(n->state);
-}
+
+static inline _Atomic unsigned int *node_state(zc__node *n) { return ZC__ATOMIC_UINT(n->state); }
 
 /* The innermost wake this thread is inside; NULL outside every wake. */
 static inline struct waking *innermost(void) { return (struct waking *)zc__wake_current; }
 
-/* The frame's early release (wake.h): the wake function is done with the node's
- * context, so the node becomes WOKEN now and its owner need not wait for the rest of the
- * wake (a futex_wake system call, which needs only an address). */
+/* The frame's early release (wake.h): the node becomes WOKEN now. */
 static void release_frame(zc__wake_frame *base) {
     struct waking *f = (struct waking *)base;
     zc__node *n = f->node;
@@ -90,15 +75,13 @@ static void release_frame(zc__wake_frame *base) {
     atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
 }
 
-
 static void lock(zc__waitlist *wl) {
     zc__backoff b = ZC__BACKOFF_INIT;
     for (;;) {
         /* [L1] acquire: the previous holder's writes to the list are visible. */
         if (!atomic_exchange_explicit(&wl->locked, true, memory_order_acquire)) return;
         /* Relaxed: only waits for the lock to look free (test-and-test-and-set). */
-        while (atomic_load_explicit(&wl->locked, memory_order_relaxed))
-            zc__backoff_snooze(&b);
+        while (atomic_load_explicit(&wl->locked, memory_order_relaxed)) zc__backoff_snooze(&b);
     }
 }
 
@@ -137,9 +120,8 @@ static void unlink_node(zc__waitlist *wl, zc__node *n) {
     n->prev = n->next = NULL;
     /* A plain store, relaxed: the count is written only under the lock, which orders
      * this store after every increment before it. A lower count cannot hide a waiter
-     * from [F1]: it takes away only n, which is no longer waiting, and a node linked
-     * later is counted by its own seq_cst increment ([F2]), which the lock orders after
-     * this store. No RMW here spares one locked instruction per notify. */
+     * from [F1]: it takes away only n, no longer waiting, and a node linked later is
+     * counted by its own seq_cst increment ([F2]), which the lock orders after this. */
     size_t waiters = atomic_load_explicit(&wl->waiters, memory_order_relaxed);
     atomic_store_explicit(&wl->waiters, waiters - 1, memory_order_relaxed);
 }
@@ -150,8 +132,8 @@ static void wait_not_waking(zc__node *n) {
     if (atomic_load_explicit(node_state(n), memory_order_acquire) != ZC__WAKING) return;
     for (struct waking *f = innermost(); f; f = f->outer) {
         if (f->node != n) continue;
-        /* We are inside n's wake, on the notifier's own stack: tell the notifier to leave
-         * the node alone, and finish its transition ourselves. Relaxed: same thread. */
+        /* Inside n's wake: take the node over (the frame tells the notifier). Relaxed:
+         * same thread. */
         f->node = NULL;
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_relaxed);
         return;
@@ -164,10 +146,8 @@ static void wait_not_waking(zc__node *n) {
 /* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
 static bool notify(zc__waitlist *wl, bool passing) {
     /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
-     * the seq_cst operation that made the resource available or found it there (a claim,
-     * a close mark, the seq_cst look at the queue before a wake-up is passed on), so a
-     * waiter that links after this load re-checks after it and finds the resource
-     * itself ([F2]); the count is exact under the lock, so 0 means no node was linked. */
+     * the seq_cst operation that made the resource available or found it there, so a
+     * waiter that links after this load finds the resource in its re-check ([F2]). */
     if (!zc__waitlist_has_waiters(wl)) return false;
     lock(wl);
     zc__node *n = wl->head;
@@ -194,8 +174,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
         atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
     }
     /* The pass-ons deferred to this notify, one after the other. The frame stays on the
-     * chain (with no node) while they run, so that those their wakes defer come here
-     * too: the loop goes on at this depth instead of nesting. */
+     * chain (with no node) while they run, so those their wakes defer come here too. */
     frame.node = NULL;
     while (frame.passes > 0) {
         frame.passes--;
@@ -208,8 +187,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
 bool zc__waitlist_notify_one(zc__waitlist *wl) { return notify(wl, false); }
 
 void zc__waitlist_notify_n(zc__waitlist *wl, size_t n) {
-    /* notify looks at the waiter count first ([F1]) and stops the loop once none is
-     * linked. */
+    /* notify looks at the waiter count first ([F1]): the loop stops once none is left. */
     while (n-- > 0 && notify(wl, false)) {
     }
 }
@@ -236,9 +214,7 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
     unlock(wl);
     /* The n linked now are in front of every node linked from here on, so n pops reach
      * each of them (one cancelled meanwhile lets a later node get an extra wake). Not
-     * "until the list is empty": a woken waiter that registers again from inside its
-     * wake (a receive behind a held permit on a closed channel) would be popped for
-     * ever. */
+     * "until empty": see "One at a time" above. */
     while (n-- > 0 && zc__waitlist_notify_one(wl)) {
     }
     lock(wl);
@@ -259,15 +235,12 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker
             continue;
         }
         if (st != ZC__WAITING) {
-            /* A woken node uses its wake-up by registering again (its re-check looks at
-             * the queue). [N2] seq_cst: see the map. */
-            if (st == ZC__WOKEN)
-                atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
+            /* A woken node uses its wake-up by registering again. [N2] seq_cst. */
+            if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             node->waker = *w;
-            /* A woken node keeps its turn at the front, but not during a notify_all,
-             * which would pop it again. [F2] */
+            /* A woken node keeps its turn at the front, but not during a notify_all. [F2] */
             link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
         } else if (node->waker.wake != w->wake || node->waker.ctx != w->ctx) {
             node->waker = *w; /* a later poll replaces the waker */

@@ -3,17 +3,16 @@
  *
  * Knows nothing of messages: a list of waiter nodes (zc__waiter, embedded in each
  * caller-allocated future) in FIFO order, a lock around it, and a count of linked nodes
- * that the hot path reads with one atomic load. Notification is readiness-based with
- * unlink-on-notify (Go's sudog queues, tokio's Notify): a notified node is off the list,
- * so register, notify and cancel are all O(1).
+ * that the hot path reads with one atomic load. A notified node is off the list, so
+ * register, notify and cancel are all O(1) (sources and ordering map: waitlist.c).
  *
  * One wake-up per thing made available (waker rules 4 and 5): a call that makes n
  * messages or slots available wakes up to n linked waiters, one each (notify_n). A woken
  * waiter holds its wake-up (WOKEN, counted in `notified`) until its owner acts on it: a
- * poll that completes or registers again uses it; a cancel passes it on to the next
- * waiter if that one could use it (pass_on), since it was not used; a poll that steps
- * off to be polled again soon keeps it (step_off). So every wake of a waiter is owed to
- * one message, one slot, a close, or a wake-up passed on unused.
+ * poll that completes or registers again uses it; a cancel passes it on (pass_on) if
+ * another waiter could use it; a poll that steps off to be polled again soon keeps it
+ * (step_off). So every wake is owed to one message, one slot, a close, or a wake-up
+ * passed on unused.
  *
  * Node states (zc__node.state):
  *   IDLE     not in any list, no notification held
@@ -89,9 +88,7 @@ static inline bool zc__waitlist_has_waiters(zc__waitlist *wl) {
  * and no lock. Returns true if one was woken. */
 bool zc__waitlist_notify_one(zc__waitlist *wl);
 
-/* The waiters of wl holding a wake-up they have not acted on: a pass-on is owed only for
- * what there is to take beyond what they will take.
- * seq_cst, as the increments in notify and the decrements of the owners ([N1]/[N2]). */
+/* The waiters of wl holding a wake-up they have not acted on. seq_cst ([N1]/[N2]). */
 static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
     return atomic_load_explicit(&wl->notified, memory_order_seq_cst);
 }
@@ -100,10 +97,9 @@ static inline size_t zc__waitlist_notified(zc__waitlist *wl) {
  * queue the list waits on (arg: the channel). */
 typedef size_t zc__avail_fn(void *arg);
 
-/* Whether a waiter of wl woken now would find something that the waiters woken and not
- * yet acted will not take: the test of a pass-on. What there is (avail) is read first,
- * the count second ([N1]): a woken waiter acting in between takes one and lowers the
- * count, so the answer errs towards a wake too many, never one too few. */
+/* The test of a pass-on: whether there is more to take (avail) than the waiters woken
+ * and not yet acted will take. avail is read first, the count second ([N1]), so the
+ * answer errs towards a wake too many, never one too few. */
 static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *avail,
                                               void *arg) {
     size_t there = avail(arg);
@@ -111,11 +107,9 @@ static inline bool zc__waitlist_wake_has_work(zc__waitlist *wl, zc__avail_fn *av
 }
 
 /* Make the wakes owed for n messages or slots a call has just made available, after the
- * seq_cst claims that made them ([F1]): the n oldest waiters linked (fewer if fewer are
- * linked), one at a time. None is held back for waiters woken before this call and not
- * acted yet: a woken waiter acts only when its executor polls it, which may be busy or
- * stalled, and rule 4 wants a waiter that can use what the call made available woken
- * within the call. Source: async-channel's notify_additional(1) per message. */
+ * seq_cst claims that made them ([F1]): the n oldest waiters linked, one at a time. None
+ * is held back for waiters woken earlier and not acted yet (their executors may be
+ * stalled; rule 4). Source: async-channel's notify_additional(1) per message. */
 void zc__waitlist_notify_n(zc__waitlist *wl, size_t n);
 
 /* A pass-on: wakes the next waiter of a list if there is still something for it (its
@@ -125,18 +119,13 @@ typedef void zc__pass_on_fn(void *arg);
 /* Pass a wake-up on to the oldest waiter of wl: what a woken waiter that was cancelled
  * (or could not use it) does with the wake-up, once the caller's predicate says that
  * another waiter could use it (rule 4). Made at once, as a notify_one, unless this
- * thread is inside the wake of such a pass-on of wl: then it is left to the outermost
- * one, which calls again(arg) once its wake has returned. So under an executor that
- * polls inside the wake, a chain of pass-ons (k waiters cancelled in their wakes)
- * runs one after another, two wakes deep,
- * instead of one level deeper per waiter. The deferred pass-on is still made within the
- * call that made the wake-up, as that pass-on's notify is part of it. */
+ * thread is inside the wake of such a pass-on of wl: then the outermost one calls
+ * again(arg) once its wake has returned, still within the call that made the wake-up
+ * (waitlist.c, "Pass-ons in a row"). */
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg);
 
 /* Wake every waiter linked now, one at a time (close). A woken waiter that registers
- * again meanwhile (from inside its wake, under an executor that polls there) goes to the
- * back and is not woken again by this call: it registered after the change it was
- * woken for, and its re-check saw that. */
+ * again meanwhile goes to the back and is not woken again by this call. */
 void zc__waitlist_notify_all(zc__waitlist *wl);
 
 /* Make node wait with waker w: link it (at the front if it had been notified and is
@@ -144,19 +133,16 @@ void zc__waitlist_notify_all(zc__waitlist *wl);
  * linked. The caller must re-check its condition afterwards ([F2]). */
 void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w);
 
-/* Take node out of the list and back to IDLE. Returns true if it held a wake-up: its
- * waker has been called since it last registered, and that call is done. When it
- * returns, no wake of node's waker is running or to come (unless called from inside that
- * very wake). */
+/* Take node out of the list and back to IDLE. Returns true if it held a wake-up (its
+ * waker was called since it last registered, and that call is done). When it returns,
+ * no wake of node's waker is running or to come (unless called from inside that wake). */
 bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node);
 
 /* Take node off the list for a poll that returns ZC_PENDING without waiting on it (it
- * met a peer mid-operation and will be polled again soon), keeping any wake-up it holds:
- * the future will be polled again, so that poll, not another waiter, uses it. A node
- * that holds one stays WOKEN (off the list, counted in `notified`) until its next poll
- * uses it or its cancel passes it on; a node that is linked becomes IDLE. Returns true
- * if the node holds a wake-up (its waker has been called since it last registered, and
- * that call is done). */
+ * met a peer mid-operation and will be polled again soon), keeping any wake-up it holds
+ * for that next poll: it stays WOKEN until that poll uses it or a cancel passes it on; a
+ * linked node becomes IDLE. Returns true if the node holds a wake-up (as
+ * zc__waitlist_unregister_slow). */
 bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node);
 
 /* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the

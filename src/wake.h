@@ -3,10 +3,9 @@
  *
  * The waiter list (waitlist.c) records every wake it makes in a frame on its own stack
  * while the wake runs. A wake function of the library's own that is done with its
- * context before it returns (the parker's: its futex_wake system call needs only an
- * address) says so with zc__wake_release(ctx); the frame's release then lets the woken
- * future go on at once, instead of after the system call. The frame knows nothing of
- * parkers, and the parker nothing of waiter lists.
+ * context before it returns (the parker's: futex_wake needs only an address) says so
+ * with zc__wake_release(ctx), and the woken future goes on at once. The frame knows
+ * nothing of parkers, and the parker nothing of waiter lists.
  */
 #ifndef ZCHAN_SRC_WAKE_H
 #define ZCHAN_SRC_WAKE_H

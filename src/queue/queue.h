@@ -1,23 +1,20 @@
 /*
  * queue.h: the one interface between an MPMC channel and its queue kinds.
  *
- * A channel holds one zc__queue and makes every operation on its messages through the
- * functions below; each chooses the kind here, in one switch, so nothing above this
- * file knows which kind it has. The kinds are algorithms only (no wakers, no handles):
+ * A channel makes every operation on its messages through the functions below; each
+ * chooses the kind here, so nothing above this file knows which kind it has. The kinds
+ * are algorithms only (no wakers, no handles):
  *   ring.h, ring.c, ring_batch.c  bounded: D. Vyukov's ring with per-slot stamps
  *   segq.h, segq.c                unbounded: a list of 31-slot segments
  * Source: crossbeam-channel's flavors/ (array, list) behind one Channel shape.
  *
- * What the channel owes its waiters is counted here too, per call: `freed` (a receive,
- * a release) counts the slots it made free for waiting senders, the message's and those
- * of released reservations (holes) it skipped at the oldest place. An unbounded queue
- * frees none: its senders never wait.
+ * `freed` counts the slots a call made free for waiting senders: the message's and
+ * those of holes it skipped at the oldest place (an unbounded queue frees none).
  *
  * Thread safety: any number of senders and receivers at once on every operation but
- * init, destroy and discard (one thread, no other user). A "first attempt" never waits
- * and changes nothing when it fails; a full attempt spins briefly on a peer that is
- * between its claim and its publish (or release), then reports ZC_PENDING: the queues
- * never yield or sleep there, their callers decide.
+ * init, destroy and discard (one thread). A "first attempt" never waits and changes
+ * nothing when it fails; a full attempt spins briefly on a peer mid-operation, then
+ * reports ZC_PENDING: the queues never yield or sleep, their callers decide.
  */
 #ifndef ZCHAN_SRC_QUEUE_H
 #define ZCHAN_SRC_QUEUE_H
@@ -39,9 +36,8 @@ typedef struct zc__queue {
         zc__ring ring; /* ZC__QUEUE_RING */
         zc__segq segq; /* ZC__QUEUE_SEGQ */
     } u;
-    /* Which inline first attempt a queue of 8-byte messages takes (copies of the
-     * constant size 8: one move, no call); neither for other sizes. Two bytes, not one
-     * enum, so that each test is one compare of memory with 0. */
+    /* Which inline first attempt a queue of 8-byte messages takes (a copy of the
+     * constant size 8: one move, no call); neither for other sizes. */
     bool ring8, segq8;
     zc__queue_kind kind;
     size_t elem_size; /* bytes per message */
@@ -68,9 +64,8 @@ static inline bool zc__queue_push_first(zc__queue *q, const void *msg) {
 }
 
 /* A receive's first attempt returns 0 if it took nothing, else 1 + the slots it freed
- * for waiting senders (bounded: 2; unbounded: 1, its senders never wait), so that the
- * caller needs no second look at the kind (nor at q, across the call an unbounded
- * receive may make) to know whether it owes a wake. */
+ * for waiting senders (bounded: 2; unbounded: 1): whether it owes a wake, without a
+ * second look at q. */
 static inline unsigned zc__queue_pop_first(zc__queue *q, void *out) {
     if (q->kind == ZC__QUEUE_RING) return zc__ring_pop_first(&q->u.ring, out, q->elem_size) ? 2 : 0;
     return zc__segq_pop_first(&q->u.segq, out, q->elem_size) ? 1 : 0;
@@ -93,16 +88,14 @@ static inline unsigned zc__queue_pop_first8(zc__queue *q, void *out) {
     return ZC__QUEUE_FIRST_GENERIC;
 }
 
-/* One full send attempt: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM (a new segment could not
- * be allocated; nothing changed), or ZC_PENDING (a peer mid-operation on what it needs). */
+/* One full send attempt: ZC_OK, ZC_FULL, ZC_CLOSED, ZC_ENOMEM, ZC_PENDING (ring.h, segq.h). */
 static inline zc_status zc__queue_push(zc__queue *q, const void *msg) {
     return q->kind == ZC__QUEUE_RING ? zc__ring_push(&q->u.ring, msg)
                                      : zc__segq_push(&q->u.segq, msg);
 }
 
-/* One full receive attempt: ZC_OK, ZC_EMPTY (also while a reservation holds the next
- * place), ZC_CLOSED (closed and drained), ZC_PENDING. Adds the slots it freed to *freed,
- * whatever the status. */
+/* One full receive attempt: ZC_OK, ZC_EMPTY, ZC_CLOSED, ZC_PENDING (ring.h, segq.h).
+ * Adds the slots it freed to *freed, whatever the status. */
 static inline zc_status zc__queue_pop(zc__queue *q, void *out, size_t *freed) {
     if (q->kind != ZC__QUEUE_RING) return zc__segq_pop(&q->u.segq, out);
     zc_status s = zc__ring_pop(&q->u.ring, out, freed);

@@ -11,13 +11,9 @@
  * tail, which makes every later CAS on tail fail and every sender see the mark.
  *
  * Full and empty are linearizable (no false ZC_FULL / ZC_EMPTY): when a stamp says
- * "not yet", the opposite index is read with a seq_cst load to tell "really full/empty"
- * apart from "a peer is between its claim and its stamp store"; in the latter case we
- * spin briefly and then report ZC_PENDING so that the caller decides how to wait
- * (try_* retry with a yield, futures re-poll through a self-wake).
- *
- * The first attempt of zc__ring_push and zc__ring_pop is inline in ring.h (the hot path);
- * every other case (contention, full, empty, closed) continues here.
+ * "not yet", a seq_cst load of the opposite index tells "really full/empty" from "a peer
+ * is between its claim and its stamp store"; the latter spins briefly, then reports
+ * ZC_PENDING and the caller decides how to wait. The first attempts are inline in ring.h.
  *
  * Ordering map:
  *   [R1] push: release-store of the published stamp  -> [A2] pop: acquire-load of the stamp
@@ -26,22 +22,19 @@
  *        (a sender that sees the slot free also sees the receiver's copy-out finished,
  *        so it cannot overwrite bytes still being read)
  *   [S1] push/pop: seq_cst CAS on tail/head, and [S2] the seq_cst loads of the opposite
- *        index: they take part in the Dekker pairing with the waiter counts
- *        (see waitlist.c [F1]/[F2]): a waiter that registered before re-checking is
- *        guaranteed to see a claim that the notifier's waiter-load did not see it for.
+ *        index: the queue's half of the Dekker pairing with the waiter counts
+ *        (waitlist.c [F1]/[F2]).
  *   [S3] commit/release: seq_cst CAS of a reserved stamp, then (chan layer) a seq_cst
  *        load of the receivers' waiter count  <->  a waiting receiver's registration,
  *        then its seq_cst re-read of the reserved stamp (zc__ring_pop_marked).
  *
  * Reservations (two-phase send): a reserved position's slot holds pos | mark_bit; commit
  * publishes pos + 1 like a push; release leaves the hole (pos + 1) | mark_bit, which the
- * receiver that reaches it skips (moving head and freeing the slot, as a receive does).
- * A releaser whose hole is the oldest place skips it, and the holes right after it,
- * itself; a sender that needs the oldest place's slot and finds a hole there skips it
- * too, so a released place never keeps a slot that nobody comes for. A receiver
- * never passes a reservation: the message takes its place in the order at reserve time
- * (as the Disruptor's claimed sequence and DPDK's zero-copy enqueue do), so what was
- * sent after it waits for its commit or release.
+ * receiver that reaches it skips (moving head and freeing the slot). A releaser whose
+ * hole is the oldest place, and a sender that needs that slot, skip it too, so a
+ * released place never keeps a slot nobody comes for. mark_bit never appears in a free
+ * or published stamp. A receiver never passes a reservation: the message takes its
+ * place in the order at reserve time (as the Disruptor's claimed sequence does).
  */
 #include "ring.h"
 
@@ -50,7 +43,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     if (cap == 0 || elem_size == 0) return ZC_EINVAL;
@@ -71,9 +63,8 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     r->elem_size = elem_size;
     r->stride = stride;
     r->slots = slots;
-    /* Relaxed: the ring is published to other threads through the handle that the
-     * constructor returns (its creator hands it over with a synchronising operation). */
-    /* Lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
+    /* atomic_init: the handle's hand-over to other threads publishes the ring. A
+     * lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
     size_t start = ZC__START_POS(r->one_lap);
     for (size_t i = 0; i < cap; i++) atomic_init(zc__ring_stamp(r, i), start + i);
     atomic_init(&r->head, start);
@@ -85,8 +76,6 @@ void zc__ring_destroy(zc__ring *r) {
     free(r->slots);
     r->slots = NULL;
 }
-
-
 
 /* Claim the next send position: ZC_OK (*pos claimed, its slot free for us), ZC_FULL,
  * ZC_CLOSED, or ZC_PENDING (a receiver is still releasing the slot we need). */
@@ -256,8 +245,7 @@ zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed) {
                                                  memory_order_acquire))
         return reserved == hole ? ZC_CLOSED : ZC_EINVAL;
     /* seq_cst: a guess that ring_skip's CAS validates. If our hole is the oldest place,
-     * free its slot, and those of the holes right after it (released earlier, newer
-     * places), so that released places never keep slots nobody will come for. */
+     * free its slot and those of the holes right after it. */
     size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
     if (head == pos) *freed = zc__ring_skip_holes(r, head);
     return ZC_OK;
@@ -317,15 +305,11 @@ size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max) {
     /* seq_cst: after the caller's seq_cst commit or release ([F1]); a head older than
      * that only ends the count early. */
     size_t pos = atomic_load_explicit(&r->head, memory_order_seq_cst), n = 0;
-    /* Places before from were receivable before the caller's call (or are still
-     * blocked): not counted. A head at or past from (its place taken or skipped already:
-     * the two are within a lap of each other, so their difference tells) counts from
-     * head. */
+    /* Places before from are not counted. A head at or past from (within a lap of it,
+     * so the difference tells) counts from head. */
     bool counting = pos - from < SIZE_MAX / 2;
-    /* Acquire, as a receive's look at a stamp ([A2]); a guess all the same. A hole is
-     * passed over (the receive that reaches it skips it); anything else that is not
-     * published (a reservation) ends the run. At most cap places: the position cap
-     * places on is in the next lap, never published while this one's place is held. */
+    /* Acquire, as [A2]; a guess all the same. A hole is passed over, a reservation ends
+     * the run. At most cap places: the next lap's are not published while ours is held. */
     for (size_t places = 0; n < max && places < r->cap; places++) {
         size_t stamp = atomic_load_explicit(zc__ring_stamp(r, pos & (r->mark_bit - 1)),
                                             memory_order_acquire);

@@ -2,12 +2,9 @@
  * ring.h: the bounded ring under zc_bounded (algorithm only: no wakers, no handles).
  *
  * Source: D. Vyukov's bounded MPMC queue (1024cores.net) in the form of
- * crossbeam-channel's array flavour: every index is a stamp {lap | mark | index}, so any
- * capacity >= 1 works without rounding to a power of two, and close is one fetch_or of
- * the mark bit on tail. Chosen over FAA rings (SCQ, atomic_queue) because the CAS that
- * claims a slot happens only once the slot is known to be free, so a try_send that finds
- * the ring full has committed nothing, and a cancelled future can never leave a ticket
- * behind; see ../shared design notes section 1.7.
+ * crossbeam-channel's array flavour (stamps, ordering map, reservations: ring.c). The CAS
+ * that claims a slot runs only once the slot is known free, so an attempt that finds the
+ * ring full commits nothing and a cancelled future leaves no ticket behind.
  */
 #ifndef ZCHAN_SRC_RING_H
 #define ZCHAN_SRC_RING_H
@@ -41,17 +38,12 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size);
 void zc__ring_destroy(zc__ring *r);
 
 /* One send attempt. ZC_OK (copied in), ZC_FULL (cap messages held), ZC_CLOSED, or
- * ZC_PENDING: a receiver is between claiming and releasing the slot this send needs, or
- * the sender of that slot's previous position between claiming and publishing it, and a
- * short backoff did not see it finish; the caller retries (or re-polls later). */
+ * ZC_PENDING: a peer is mid-operation on the slot this send needs, after a short spin. */
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg);
 
 /* One receive attempt. ZC_OK (copied out), ZC_EMPTY (also: a reservation holds the next
- * place), ZC_CLOSED (closed and drained), ZC_PENDING: a sender has claimed the next slot
- * but not yet published it, or the receiver of the slot's previous message has not
- * released it yet (after a short backoff). Released reservations (holes) met at the
- * oldest place on the way are skipped, each freeing its slot: added to *skipped,
- * whatever the status. */
+ * place), ZC_CLOSED (closed and drained), ZC_PENDING (as a push). Holes met at the oldest
+ * place are skipped, each freeing its slot: added to *skipped, whatever the status. */
 static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped);
 
 /* Set the mark bit; true if this call set it. */
@@ -59,10 +51,8 @@ bool zc__ring_close(zc__ring *r);
 bool zc__ring_is_closed(const zc__ring *r);
 size_t zc__ring_len(const zc__ring *r);
 /* The messages a commit or release of place from let through: from head, published
- * places in a row, holes passed over (a reservation ends the run), those at or after
- * from counted, up to max (none if a reservation before from still blocks them). A
- * guess, read without a claim; for sizing the wakes the commit or release owes
- * (permit.c). */
+ * places in a row (holes passed over, a reservation ends the run), those at or after
+ * from counted, up to max. A guess, for sizing the wakes owed (permit.c). */
 size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max);
 
 /* After close with no receiver left: hand every message still held to drop (if not
@@ -70,27 +60,20 @@ size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max);
  * abandoning reservations not yet committed (their commit then fails). */
 void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx);
 
-/* ---- Reservations (the two-phase send, permit.c). A reservation claims the next send
- * position pos as a send does, and marks its slot pos | mark_bit until the commit
- * publishes pos + 1 (as a push does) or the release leaves (pos + 1) | mark_bit, a hole
- * that the receiver reaching it skips. mark_bit never appears in the stamp of a free or
- * published slot, so no other comparison can take one for the other. */
+/* ---- Reservations (the two-phase send, permit.c; their stamps: ring.c). */
 
-/* What a receive finds at a marked slot at head (zc__ring_pop_marked): RESERVED (a
- * reservation holds the next place: the ring is empty for now), SKIPPED (a hole, which
- * this call skipped, freeing its slot), GONE (head moved meanwhile: look again). */
+/* What a receive finds at a marked slot at head (zc__ring_pop_marked). */
 typedef enum zc__ring_mark {
-    ZC__RING_RESERVED,
-    ZC__RING_SKIPPED,
-    ZC__RING_GONE,
+    ZC__RING_RESERVED, /* a reservation holds the next place: empty for now */
+    ZC__RING_SKIPPED,  /* a hole, which this call skipped, freeing its slot */
+    ZC__RING_GONE,     /* head moved meanwhile: look again */
 } zc__ring_mark;
 
 /* Claim the next send position for a later commit: ZC_OK (*pos set), ZC_FULL,
  * ZC_CLOSED, or ZC_PENDING (as zc__ring_push). */
 zc_status zc__ring_reserve(zc__ring *r, size_t *pos);
-/* Write msg into reserved pos and publish it: ZC_OK; ZC_CLOSED if pos is a hole (the
- * last receiver's drop abandoned it, or it was released), msg not taken; ZC_EINVAL if pos
- * is not reserved at all (committed before), nothing written. */
+/* Write msg into reserved pos and publish it: ZC_OK; ZC_CLOSED if pos is a hole
+ * (abandoned by discard, or released), msg not taken; ZC_EINVAL if not reserved. */
 zc_status zc__ring_commit(zc__ring *r, size_t pos, const void *msg);
 /* Turn reserved pos into a hole; if it is the oldest place, skip it and the holes right
  * after it, freeing their slots (*freed: how many). ZC_OK; ZC_CLOSED if pos was a hole
@@ -100,28 +83,19 @@ zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed);
  * true if this call did. */
 bool zc__ring_skip_hole(zc__ring *r, size_t head, size_t stamp);
 /* Skip the holes at the oldest place, one after another from head (a guess, validated
- * by each skip's CAS), freeing their slots: how many this call skipped. A hole at head
- * holds a slot that any sender may take (its attempt skips it), so a receive or release
- * that leaves head on one has freed that slot too, and owes its waiting senders a wake
- * for it (chan.c zc__chan_wake_senders). */
+ * by each skip's CAS), freeing their slots: how many this call skipped. A hole left at
+ * head is a free slot too, owed a wake (chan.c zc__chan_wake_senders). */
 size_t zc__ring_skip_holes(zc__ring *r, size_t head);
 /* The slot at head carries stamp, which has mark_bit: what it is (zc__ring_mark). */
 zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp);
 
-/* Why an attempt cannot take the slot it needs, and what it does next:
- *   FULL    (a send) cap places are held;
- *   EMPTY   (a receive) nothing is published at head, or a reservation holds it;
- *   CLOSED  (a receive) closed and drained;
- *   AGAIN   the oldest place was a released reservation, which this call skipped,
- *           freeing its slot (or, for a receive, head moved meanwhile): try again now;
- *   WAIT    a peer is mid-operation on the slot, or the caller's index is stale: back
- *           off (zc__ring_wait_peer) and try again. */
+/* Why an attempt cannot take the slot it needs, and what it does next. */
 typedef enum zc__ring_block {
-    ZC__RING_BLOCK_FULL,
-    ZC__RING_BLOCK_EMPTY,
-    ZC__RING_BLOCK_CLOSED,
-    ZC__RING_BLOCK_AGAIN,
-    ZC__RING_BLOCK_WAIT,
+    ZC__RING_BLOCK_FULL,   /* (a send) cap places are held */
+    ZC__RING_BLOCK_EMPTY,  /* (a receive) nothing published at head, or a reservation */
+    ZC__RING_BLOCK_CLOSED, /* (a receive) closed and drained */
+    ZC__RING_BLOCK_AGAIN,  /* a hole skipped (or head moved): try again now */
+    ZC__RING_BLOCK_WAIT,   /* a peer mid-operation, or a stale index: zc__ring_wait_peer */
 } zc__ring_block;
 
 /* For a send at position pos whose slot carries stamp != pos. */
@@ -137,10 +111,8 @@ static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_
     return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);
 }
 
-/* A peer mid-operation holds the slot an attempt needs (or the caller's index is
- * stale): spin a little more and return true, or, once the bounded spin is over, false:
- * the attempt then reports ZC_PENDING and its caller decides how to wait. The ring never
- * yields or sleeps. */
+/* A peer mid-operation holds the slot an attempt needs: spin a little more (true), or,
+ * once the bounded spin is over, false (the attempt reports ZC_PENDING). */
 static inline bool zc__ring_wait_peer(zc__backoff *b) {
     if (zc__backoff_spun_out(b)) return false;
     zc__backoff_snooze(b);
@@ -154,10 +126,8 @@ static inline bool zc__ring_wait_peer(zc__backoff *b) {
 /* Slot = {stamp, message}; the message follows the stamp at this offset. */
 #define ZC__RING_MSG_OFFSET sizeof(size_t)
 
-/* The slot at index. A 16-byte slot (a message of up to 8 bytes: an integer or a
- * pointer) is found with a shift, not a multiply: the address is on the chain from the
- * index load through the stamp load to the claiming CAS, which the next operation's
- * index load waits for. 16 is the likely case, laid out straight. */
+/* The slot at index. A 16-byte slot (messages of up to 8 bytes) is found with a shift,
+ * not a multiply: the address is on the dependency chain up to the claiming CAS. */
 static inline unsigned char *zc__ring_slot(const zc__ring *r, size_t index) {
     return r->slots + (ZC__LIKELY(r->stride == 16) ? index << 4 : index * r->stride);
 }
@@ -177,18 +147,15 @@ static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
     return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
 }
 
-
 /* The general loops (ring.c): contention, full, empty, closed, peers mid-operation. */
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped);
 
 /* The first attempt alone: true if msg was sent; false for anything else (full, closed,
- * contention, a peer mid-operation), found without reading head (the receivers' line)
- * and with nothing changed. A waiting sender that spins on it (block.c) leaves the
- * receivers' line alone. Both fast paths read every field they need before the claiming
- * CAS: the CAS is a compiler barrier, after which the plain fields would be loaded
- * again. elem_size is r->elem_size; a caller that knows it to be 8 passes the constant
- * (chan.h's ring8), and then the copy is one move and the attempt makes no call. */
+ * contention, a peer mid-operation), with nothing changed and head (the receivers' line)
+ * not read. Both first attempts read every field before the claiming CAS (a compiler
+ * barrier). elem_size is r->elem_size, or the constant 8 from a caller that knows it
+ * (queue.h's ring8): the copy is then one move and the attempt makes no call. */
 static inline bool zc__ring_push_first(zc__ring *r, const void *msg, size_t elem_size) {
     /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
@@ -211,12 +178,8 @@ static inline bool zc__ring_push_first(zc__ring *r, const void *msg, size_t elem
     return false;
 }
 
-static inline bool zc__ring_push_fast(zc__ring *r, const void *msg) {
-    return zc__ring_push_first(r, msg, r->elem_size);
-}
-
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
-    return zc__ring_push_fast(r, msg) ? ZC_OK : zc__ring_push_slow(r, msg);
+    return zc__ring_push_first(r, msg, r->elem_size) ? ZC_OK : zc__ring_push_slow(r, msg);
 }
 
 /* The first attempt alone: true if a message was copied out; false for anything else
@@ -245,12 +208,8 @@ static inline bool zc__ring_pop_first(zc__ring *r, void *out, size_t elem_size) 
     return false;
 }
 
-static inline bool zc__ring_pop_fast(zc__ring *r, void *out) {
-    return zc__ring_pop_first(r, out, r->elem_size);
-}
-
 static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped) {
-    return zc__ring_pop_fast(r, out) ? ZC_OK : zc__ring_pop_slow(r, out, skipped);
+    return zc__ring_pop_first(r, out, r->elem_size) ? ZC_OK : zc__ring_pop_slow(r, out, skipped);
 }
 
 /* Whether a send now would find the ring full: the slot at tail still holds the previous
@@ -274,10 +233,8 @@ static inline bool zc__ring_looks_empty(const zc__ring *r) {
 }
 
 /* Wait, for at most `pauses` pause instructions, while the slot at the end given by
- * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps the stamp it has
- * now: a waiter that watches only that slot's line (and the index it owns) leaves the
- * peer's index line alone, so the peer's claiming CAS and publish stay local until the
- * one transfer of the slot. A hint only: the caller tries again whatever happened. */
+ * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps its stamp: watching
+ * only that slot and its own index leaves the peer's index line alone. A hint only. */
 static inline void zc__ring_watch(const zc__ring *r, const _Atomic size_t *index_word,
                                   unsigned pauses) {
     /* Relaxed: a guess of the slot to watch; nothing is read through it. */

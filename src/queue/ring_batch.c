@@ -1,29 +1,18 @@
 /*
  * ring_batch.c: batch send and receive on the bounded ring, one CAS per batch.
  *
- * The single operations (ring.c) check one slot's stamp, then claim its position with a
- * CAS on tail (head). A batch checks the stamps of the k slots from tail onwards, walking
- * positions with zc__ring_next (which moves from the last index of a lap to index 0 of
- * the next lap, so a batch may wrap around the end of the slot array), and claims all k
- * with one CAS from tail to the position after the k-th. Why the k slots are still free
- * once the CAS succeeds: a free slot's stamp (== its position p) changes only when the
- * sender that claimed p publishes it, and claiming p means moving tail past p; our CAS
- * found tail unchanged since we read it, so no one claimed any of the k positions. The
- * same holds for a receive batch with published stamps (== p + 1) and head. A batch can
- * never hold more than cap slots: after cap steps the walk is back at the first slot,
- * whose stamp belongs to the earlier lap and stops the count.
+ * A batch checks the stamps of the k slots from tail (head) onwards, walking positions
+ * with zc__ring_next (so it may wrap around the slot array), and claims all k with one
+ * CAS to the position after the k-th. The k slots are still free once the CAS succeeds:
+ * a free slot's stamp (== its position p) changes only after someone moves tail past p,
+ * and our CAS found tail unchanged. The same holds for a receive batch with published
+ * stamps (== p + 1) and head. A batch never holds more than cap slots: after cap steps
+ * the walk is back at the first slot, whose stamp belongs to the earlier lap. A batch
+ * claims only slots it has seen ready, so one that fails has committed nothing.
  *
- * A batch claims only slots it has seen ready, as a single operation does, so a batch
- * that finds too little room or too few messages has committed nothing.
- *
- * Ordering map (the same pairs as ring.c; see its map):
- *   [A1] acquire-load of each stamp before a send claim  <- [R2] pop's release of the slot
- *   [R1] release-store of each published stamp          -> [A2] pop's acquire-load
- *   [A2] acquire-load of each stamp before a receive claim <- [R1]
- *   [R2] release-store of each released stamp           -> [A1] push's acquire-load
- *   [S1] seq_cst CAS claiming the batch on tail / head, [S2] seq_cst load of the opposite
- *        index before reporting full / empty: the Dekker pairing with the waiter counts
- *        (waitlist.c [F1]/[F2]), exactly as for a single operation.
+ * Ordering map: the pairs of ring.c's map, per slot: [A1]/[R2] and [R1]/[A2] on each
+ * stamp; [S1] the seq_cst CAS claiming the batch, [S2] the seq_cst load of the opposite
+ * index before reporting full / empty (the Dekker pairing of waitlist.c [F1]/[F2]).
  */
 #include "ring_batch.h"
 

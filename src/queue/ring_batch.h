@@ -29,10 +29,8 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
  * ZC_OK: *count (1 <= *count <= min(max, cap)) messages, the oldest ones, were copied
  *        out in order; the claim stops early at a slot whose sender is still writing,
  *        at a reservation, or at a hole.
- * ZC_EMPTY, ZC_CLOSED (closed and drained), ZC_PENDING (a sender claimed the oldest
- * slot and has not published it yet): as zc__ring_pop, which it also follows in
- * skipping released reservations at the oldest place (added to *skipped). max >= 1.
- * *count is written only on ZC_OK. */
+ * ZC_EMPTY, ZC_CLOSED, ZC_PENDING, and holes skipped (added to *skipped): as zc__ring_pop.
+ * max >= 1. *count is written only on ZC_OK. */
 zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
                            size_t *skipped);
 

@@ -2,33 +2,23 @@
  * segq.c: unbounded MPMC queue of 31-slot segments.
  *
  * Source: crossbeam-channel list flavour (crossbeam-channel/src/flavors/list.rs), also
- * smol-rs/concurrent-queue src/unbounded.rs. Positions advance by 1 << ZC__SEG_SHIFT; position
- * p sits in slot (p % ZC__SEG_LAP) of its segment, and offset ZC__SEG_LAP - 1 (== ZC__SEG_CAP) is the
+ * smol-rs/concurrent-queue src/unbounded.rs. Positions advance by 1 << ZC__SEG_SHIFT;
+ * position p sits in slot (p % ZC__SEG_LAP) of its segment, and offset ZC__SEG_CAP is the
  * boundary: the sender that takes the last slot of a segment installs the next segment
- * (allocated BEFORE its claiming CAS, so that allocation failure changes nothing and the
- * window in which others wait at the boundary is a few stores long), then moves tail
- * past the boundary. The receiver that takes the last slot moves head to the next
- * segment likewise.
+ * (allocated before its claiming CAS, so allocation failure changes nothing), then moves
+ * tail past the boundary. The receiver that takes the last slot moves head likewise.
  *
- * Reclamation: each slot has exactly one writer and one reader. The writer copies the
- * message in, then stores 1 to the slot's written word; the reader waits for written,
- * copies the message out, then stores 1 to the slot's read word. Each word has one
- * storer, so both are plain release stores. The reader of a segment's last slot (the
- * last to claim one: readers claim in order) then checks every other slot's read word:
- * all read, it frees the segment; otherwise a reader of an earlier slot is still copying
- * out (preempted, say), and the segment goes onto the retired stack. The stack is
- * re-checked (zc__segq_reclaim), freeing the segments found read out, at each later last
- * slot, by every receive that finds the queue drained, and at each receiver's drop; the
- * discard after the last receiver's drop frees it all. So a stalled reader holds its own
- * segment only, as in crossbeam, where instead every reader sets a READ bit with an RMW
- * and the last one to finish frees the segment (READ/DESTROY bits); here a receive makes
- * one RMW (its claim), so a send+recv pair two instead of three. The price: a segment
- * whose stalled reader finishes is freed by the next of those calls, not by
- * that reader (which would need the RMW). No thread dereferences a segment pointer
- * before winning a CAS on the monotonic index that proves the segment is still current.
+ * Reclamation: each slot has one writer and one reader. The writer copies the message
+ * in, then stores 1 to the slot's written word; the reader waits for written, copies the
+ * message out, then stores 1 to the slot's read word (plain release stores, no RMW). The
+ * reader of a segment's last slot then checks every other read word: all read, it frees
+ * the segment; otherwise it goes onto the retired stack, which zc__segq_reclaim re-checks
+ * at each later last slot, drained receive and receiver drop. So a stalled reader holds
+ * its own segment only. No thread dereferences a segment pointer before winning a CAS
+ * on the monotonic index that proves the segment is still current.
  *
- * The first attempt of zc__segq_push and zc__segq_pop (a slot inside the current
- * segment) is inline in segq.h; every other case continues here. The map covers both.
+ * The first attempts (a slot inside the current segment) are inline in segq.h; the map
+ * covers both files.
  *
  * Ordering map:
  *   [R3] push: release-stores installing the next segment (tail_seg, tail_index, next)
@@ -52,7 +42,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 struct zc__seg *zc__seg_alloc(zc__segq *q) {
     /* [A7] acquire pairs with [R7]: the previous owner's last accesses are done. */
@@ -78,9 +67,7 @@ void zc__seg_free(zc__segq *q, struct zc__seg *s) {
 /* Whether the readers of slots 0..ZC__SEG_CAP-2 of s are done with it (the caller read
  * the last slot). */
 static bool seg_read_out(const zc__segq *q, struct zc__seg *s) {
-    /* The stride in a local and a pointer stepped by it: the acquire loads below would
-     * make the compiler reload q->stride and multiply on every turn. The words are
-     * and-ed, not tested one by one: a segment read out is the common case. */
+    /* stride in a local: the acquire loads would make the compiler reload q->stride. */
     const size_t stride = q->stride;
     const unsigned char *slot = s->slots;
     unsigned all = 1;
@@ -151,8 +138,7 @@ void zc__segq_pop_finish(zc__segq *q, struct zc__seg *seg, size_t offset, void *
     struct zc__slot *slot = zc__seg_slot(q, seg, offset);
     zc__backoff wait = ZC__BACKOFF_INIT;
     /* [A4] pairs with [R4]: wait for the sender that claimed this slot. */
-    while (!atomic_load_explicit(&slot->written, memory_order_acquire))
-        zc__backoff_snooze(&wait);
+    while (!atomic_load_explicit(&slot->written, memory_order_acquire)) zc__backoff_snooze(&wait);
     zc__copy_out(out, zc__seg_msg(q, seg, offset), q->elem_size);
     if (offset + 1 == ZC__SEG_CAP)
         zc__segq_reclaim(q, seg); /* the last slot: no one waits for its read word */
@@ -167,10 +153,8 @@ static _Atomic uint64_t queues_made;
 
 /* A queue id no other queue of this process has: a count of the queues made, above the
  * address of that count, which differs between two copies of zchan in one process (two
- * plugins that link it statically, say): a channel used through the other copy's
- * functions must not match that copy's seen tails. Two copies' counts lie at least 8
- * bytes apart, so their ids meet only after 2^20 queues; the address of a count in a
- * mapped library is never below 2^20, so no id is 0. */
+ * statically linked plugins). Two copies' counts lie at least 8 bytes apart, so their ids
+ * meet only after 2^20 queues; a mapped count's address is above 2^20, so no id is 0. */
 static uint64_t queue_id(void) {
     /* Relaxed: only uniqueness is needed; every init takes its own value. */
     uint64_t n = atomic_fetch_add_explicit(&queues_made, 1, memory_order_relaxed);
@@ -194,8 +178,6 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     atomic_init(&q->retired, NULL);
     return ZC_OK;
 }
-
-
 
 /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
 static void reload_tail(zc__segq *q, size_t *tail, struct zc__seg **seg) {
@@ -246,10 +228,8 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
         if (tail & ZC__SEG_MARK) break;
         size_t offset = (tail >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
         if (offset == ZC__SEG_CAP) {
-            /* Another sender is installing the next segment: wait for it, but not without
-             * end: one preempted there holds up every sender, so once the spin is over the
-             * caller hears ZC_PENDING and retries or re-polls soon (its deadline checked),
-             * as at a bounded ring's slot held mid-operation. */
+            /* Another sender is installing the next segment: once the spin is over,
+             * ZC_PENDING (one preempted there holds up every sender). */
             status = ZC_PENDING;
             if (zc__backoff_spun_out(&backoff)) break;
             zc__backoff_snooze(&backoff);
@@ -406,8 +386,7 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
             _Atomic unsigned *written = &zc__seg_slot(q, seg, offset)->written;
             zc__backoff wait = ZC__BACKOFF_INIT;
             /* [A4]: a sender that claimed before the close is still writing. */
-            while (!atomic_load_explicit(written, memory_order_acquire))
-                zc__backoff_snooze(&wait);
+            while (!atomic_load_explicit(written, memory_order_acquire)) zc__backoff_snooze(&wait);
             if (drop) drop(zc__seg_msg(q, seg, offset), ctx);
         } else {
             struct zc__seg *next = zc__seg_wait_next(seg);

@@ -5,12 +5,8 @@
  * segments of 31 slots linked in a list; head and tail are {position << 1 | mark} words
  * plus a segment pointer; one position per 32 is the segment boundary. Each slot's
  * reader marks it read; the reader of a segment's last slot frees the segment once every
- * slot is read (segq.c; unlike crossbeam, with no RMW per receive), so no hazard
- * pointers or epochs are needed. Chosen because it is the proven MPMC design whose
- * memory follows the number of messages held (tokio's list and Jiffy are
- * single-consumer; LCRQ/LSCQ need safe reclamation of whole rings). One freed segment is
- * kept as a spare, so a channel that hovers around a boundary does not call malloc/free
- * every 31 messages.
+ * slot is read (segq.c), so no hazard pointers or epochs are needed. Memory follows the
+ * number of messages held; one freed segment is kept as a spare.
  */
 #ifndef ZCHAN_SRC_SEGQ_H
 #define ZCHAN_SRC_SEGQ_H
@@ -36,8 +32,7 @@ typedef struct zc__segq {
     /* One freed segment kept for reuse; written by both ends, so on its own line. */
     ZC_CACHE_ALIGNED _Atomic(struct zc__seg *) spare;
     /* Segments whose last slot was read while a reader of another slot was still
-     * copying out (a stack linked by next): freed by a later zc__segq_reclaim. Touched
-     * at boundaries, drained receives and receiver drops only. */
+     * copying out (a stack linked by next): freed by a later zc__segq_reclaim. */
     _Atomic(struct zc__seg *) retired;
     /* Read-only after init. */
     ZC_CACHE_ALIGNED size_t elem_size;
@@ -56,16 +51,14 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size);
 void zc__segq_destroy(zc__segq *q);
 
 /* Append one message: ZC_OK, ZC_CLOSED, ZC_ENOMEM (a new segment was needed and could
- * not be allocated; nothing changed), or ZC_PENDING: the sender that took the last slot
- * of the current segment has not installed the next one yet, and a short backoff did not
- * see it finish; nothing changed, the caller retries (or re-polls later). */
+ * not be allocated), or ZC_PENDING: the sender that took the last slot of the current
+ * segment has not installed the next one yet (after a short backoff). Nothing changes
+ * unless ZC_OK. */
 static inline zc_status zc__segq_push(zc__segq *q, const void *msg);
 
 /* Take the oldest message: ZC_OK, ZC_EMPTY, ZC_CLOSED (closed and drained), or
- * ZC_PENDING: the receiver that took the last message of the current segment has not
- * moved head on yet (or the first segment is being installed), after a short backoff;
- * nothing changed. Once it has claimed a slot whose sender is still writing, it waits
- * for that sender. */
+ * ZC_PENDING (a peer at a segment boundary, after a short backoff; nothing changed).
+ * Once it has claimed a slot whose sender is still writing, it waits for that sender. */
 static inline zc_status zc__segq_pop(zc__segq *q, void *out);
 
 bool zc__segq_close(zc__segq *q);
@@ -85,15 +78,13 @@ void zc__segq_discard(zc__segq *q, void (*drop)(void *msg, void *ctx), void *ctx
 _Static_assert(ZC__SEG_CAP == ZC__SEG_LAP - 1, "one position per lap is the boundary");
 
 struct zc__seg {
-    /* The next segment; once this one is retired (its last slot read, so no one reads
-     * this any more), the next segment down the retired stack. */
+    /* The next segment; once this one is retired, the next one down the retired stack. */
     _Atomic(struct zc__seg *) next;
     /* ZC__SEG_CAP slots of q->stride bytes: {struct zc__slot; message}. */
     alignas(8) unsigned char slots[];
 };
 
-/* A slot's header: one word for each of its two users, each stored once with a plain
- * release store (no RMW): the writer's written, then the reader's read. */
+/* A slot's header: one word for each of its two users, each stored once (segq.c). */
 struct zc__slot {
     _Atomic unsigned read;    /* 0, then 1 once the message is out (its reader is done) */
     _Atomic unsigned written; /* 0, then 1 once the message is in */
@@ -114,18 +105,15 @@ static inline unsigned char *zc__seg_msg(const zc__segq *q, struct zc__seg *s, s
 struct zc__seg *zc__seg_alloc(zc__segq *q);
 /* Keep s as the spare, or free it. */
 void zc__seg_free(zc__segq *q, struct zc__seg *s);
-/* Free the segments on q->retired whose readers are all done, and s (if not NULL:
- * called by the reader of s's last slot once its copy-out is done) if its readers are;
- * keep the rest on q->retired for a later call (segq.c). Called at each segment's end,
- * by a receive that finds the queue drained, and by a receiver's drop (chan.c). */
+/* Free the segments on q->retired whose readers are all done, and s (if not NULL: from
+ * the reader of s's last slot, its copy-out done) if its readers are; keep the rest on
+ * q->retired for a later call (segq.c). */
 void zc__segq_reclaim(zc__segq *q, struct zc__seg *s);
 /* The segment after s, waiting for the sender that installs it. */
 struct zc__seg *zc__seg_wait_next(struct zc__seg *s);
 
 /* The rest of a receive that claimed slot offset of seg: wait for the slot's sender,
- * copy the message out, and mark the slot read (the segment's last slot: reclaim the
- * segment). zc__segq_pop_slow's ending, and zc__segq_pop_first's where the sender is
- * still writing: out of line, so that the inline attempt calls nothing on its way. */
+ * copy the message out, mark the slot read (the last slot: reclaim the segment). */
 void zc__segq_pop_finish(zc__segq *q, struct zc__seg *seg, size_t offset, void *out);
 
 /* The general loops (segq.c): boundaries, the first segment, contention, empty, closed. */
@@ -135,13 +123,10 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out);
 /* Each thread's last known tail index of the queue it last sent to or looked at the
  * tail of: every position before it is one a sender has claimed (tail only grows). A
  * receive whose head is behind it knows a message is there (or being written, which the
- * receive waits for) without loading tail_index: a load of the line that the last
- * send's locked CAS claimed waits for that CAS to complete, a large part of a
- * send/receive pair on one thread (bench/README.md, row 2). Also spares a receiver
- * with a backlog the senders' line. Keyed by the queue's id, not its address: the seen
- * tail of a freed queue must not stand for one allocated in its place. Source: the
- * receiver's local copy of the write index in MCRingBuffer (P. Lee, T. Bu,
- * G. Chandranmenon, IPDPS 2010). */
+ * receive waits for) without loading tail_index, the senders' line (bench/README.md,
+ * row 2). Keyed by the queue's id, not its address: the seen tail of a freed queue must
+ * not stand for one allocated in its place. Source: the receiver's local copy of the
+ * write index in MCRingBuffer (P. Lee, T. Bu, G. Chandranmenon, IPDPS 2010). */
 typedef struct zc__segq_seen {
     uint64_t id;
     size_t tail; /* a tail index without its mark */
@@ -150,10 +135,9 @@ typedef struct zc__segq_seen {
 extern ZC__TLS_FAST zc__segq_seen zc__segq_seen_tail;
 
 /* Whether head index head (its mark aside) is behind this thread's seen tail of q,
- * modulo 2^N as the indices wrap (the test hooks start them a few laps before). Only
- * where size_t has 64 bits: a seen tail left behind while half the index range went by
- * would look ahead of head again, which takes 2^62 messages there but 2^30 (minutes)
- * with a 32-bit size_t; there every receive reads tail, as before. */
+ * modulo 2^N as the indices wrap. Only where size_t has 64 bits: a seen tail left
+ * behind while half the index range went by would look ahead of head again (2^30
+ * messages with a 32-bit size_t); there every receive reads tail. */
 static inline bool zc__segq_seen_past(const zc__segq *q, size_t head) {
 #if SIZE_MAX > UINT32_MAX
     const zc__segq_seen *k = &zc__segq_seen_tail;
@@ -166,8 +150,7 @@ static inline bool zc__segq_seen_past(const zc__segq *q, size_t head) {
 
 /* The first attempt alone: true if msg was sent into a slot inside the current segment;
  * false for anything else (a boundary, the first segment, contention, closed), with
- * nothing changed. elem_size is q->elem_size; a caller that knows it to be 8 passes the
- * constant (chan.h's seg8), and then the copy is one move. */
+ * nothing changed. elem_size as for zc__ring_push_first (queue.h's segq8). */
 static inline bool zc__segq_push_first(zc__segq *q, const void *msg, size_t elem_size) {
     /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
     size_t tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
@@ -190,12 +173,8 @@ static inline bool zc__segq_push_first(zc__segq *q, const void *msg, size_t elem
     return false;
 }
 
-static inline bool zc__segq_push_fast(zc__segq *q, const void *msg) {
-    return zc__segq_push_first(q, msg, q->elem_size);
-}
-
 static inline zc_status zc__segq_push(zc__segq *q, const void *msg) {
-    return zc__segq_push_fast(q, msg) ? ZC_OK : zc__segq_push_slow(q, msg);
+    return zc__segq_push_first(q, msg, q->elem_size) ? ZC_OK : zc__segq_push_slow(q, msg);
 }
 
 /* The first attempt alone: true if a message was copied out of a slot inside the
@@ -208,7 +187,8 @@ static inline bool zc__segq_pop_first(zc__segq *q, void *out, size_t elem_size) 
     size_t offset = (head >> ZC__SEG_SHIFT) % ZC__SEG_LAP;
     if (!seg || offset + 1 >= ZC__SEG_CAP) return false;
     /* A message is there if head is marked "not the last segment", or is behind this
-     * thread's seen tail, or else behind tail: [S2] seq_cst load (Dekker pairing). */
+     * thread's seen tail, or else behind tail: [S2] seq_cst load (Dekker pairing). The
+     * claim below is [S1]'s seq_cst CAS. */
     if (!(head & ZC__SEG_MARK) && !zc__segq_seen_past(q, head)) {
         size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
         if ((tail >> ZC__SEG_SHIFT) == (head >> ZC__SEG_SHIFT)) return false;
@@ -233,12 +213,8 @@ static inline bool zc__segq_pop_first(zc__segq *q, void *out, size_t elem_size) 
     return false;
 }
 
-static inline bool zc__segq_pop_fast(zc__segq *q, void *out) {
-    return zc__segq_pop_first(q, out, q->elem_size);
-}
-
 static inline zc_status zc__segq_pop(zc__segq *q, void *out) {
-    return zc__segq_pop_fast(q, out) ? ZC_OK : zc__segq_pop_slow(q, out);
+    return zc__segq_pop_first(q, out, q->elem_size) ? ZC_OK : zc__segq_pop_slow(q, out);
 }
 
 #endif /* ZCHAN_SRC_SEGQ_H */
