@@ -6,7 +6,9 @@
 #ifndef ZCHAN_SRC_WAIT_H
 #define ZCHAN_SRC_WAIT_H
 
+#include "backoff.h"
 #include "chan.h"
+#include "hooks.h"
 
 /* Which of the channel's waiter lists an operation waits on, and so whom it owes wakes
  * and passes wake-ups on to. */
@@ -23,20 +25,6 @@ typedef enum zc__side {
  * inside its poll. */
 typedef zc_status zc__attempt_fn(zc__chan *ch, void *arg, unsigned *owed);
 
-/* Wait on side's list with node and waker w, after a first attempt that returned s and
- * owed `owed`:
- *   - not ready: register node ([F2] in waitlist.c) and attempt again (the re-check that
- *     pairs with a notifier's [F1]); not ready again: ZC_PENDING;
- *   - a peer mid-operation: step off the list keeping any wake-up held
- *     (zc__waitlist_step_off), call w unless this poll's registration was woken since
- *     (that wake asks for the next poll already), and return ZC_PENDING; polled from
- *     inside such a self-wake, back off and attempt again instead (zc__in_self_wake);
- *   - final: take node off the list (a wake-up it held was used), make the wakes owed,
- *     and return the status.
- * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker. */
-zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node, const zc_waker *w,
-                        zc__attempt_fn *attempt, void *arg, zc_status s, unsigned owed);
-
 /* Make the wakes an attempt owed the other side ([F1]: after its seq_cst claims; the
  * waiter count looked at here first, so that no call is made while nobody waits). */
 static inline void zc__wait_pay(zc__chan *ch, zc__side side, unsigned owed) {
@@ -45,18 +33,6 @@ static inline void zc__wait_pay(zc__chan *ch, zc__side side, unsigned owed) {
         zc__chan_wake_senders(ch, owed);
     else if (side == ZC__SIDE_SEND && zc__waitlist_has_waiters(&ch->recv_waiters))
         zc__chan_wake_receivers(ch, owed);
-}
-
-/* zc__wait_slow, but a first attempt that completed for a node that never waited (IDLE)
- * only makes its wakes. */
-static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
-                                 const zc_waker *w, zc__attempt_fn *attempt, void *arg,
-                                 zc_status s, unsigned owed) {
-    if ((s == ZC_OK || s == ZC_CLOSED) && zc__waitlist_is_idle(node)) {
-        zc__wait_pay(ch, side, owed);
-        return s;
-    }
-    return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
 }
 
 /* The self-wake of a poll whose attempt met a peer mid-operation: it calls its own waker
@@ -70,5 +46,73 @@ bool zc__in_self_wake(void);
 /* Take node off side's list for a cancel, passing on a wake-up it held and did not use
  * if a waiter of its kind could use it now (waker rule 4). */
 void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node);
+
+/* The list side's operations wait on. */
+static inline zc__waitlist *zc__wait_list(zc__chan *ch, zc__side side) {
+    return side == ZC__SIDE_RECV   ? &ch->recv_waiters
+           : side == ZC__SIDE_SEND ? &ch->send_waiters
+                                   : &ch->close_waiters;
+}
+
+/* Wait on side's list with node and waker w, after a first attempt that returned s and
+ * owed `owed`:
+ *   - not ready: register node ([F2] in waitlist.c) and attempt again (the re-check that
+ *     pairs with a notifier's [F1]); not ready again: ZC_PENDING;
+ *   - a peer mid-operation: step off the list keeping any wake-up held
+ *     (zc__waitlist_step_off), call w unless this poll's registration was woken since
+ *     (that wake asks for the next poll already), and return ZC_PENDING; polled from
+ *     inside such a self-wake, back off and attempt again instead (zc__in_self_wake);
+ *   - final: take node off the list (a wake-up it held was used), make the wakes owed,
+ *     and return the status.
+ * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker. */
+static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node,
+                                      const zc_waker *w, zc__attempt_fn *attempt, void *arg,
+                                      zc_status s, unsigned owed) {
+    zc__waitlist *wl = zc__wait_list(ch, side);
+    bool registered = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    for (;;) {
+        if (owed > 0 && (s == ZC_EMPTY || s == ZC_FULL || s == ZC_PENDING)) {
+            /* Slots freed (holes skipped) and nothing taken: off the list (a wake-up held
+             * was used by this attempt), wake whom the slots are for, wait over again. */
+            zc__waitlist_unregister(wl, node);
+            zc__wait_pay(ch, side, owed);
+            owed = 0;
+            registered = false;
+        }
+        if (s == ZC_EMPTY || s == ZC_FULL) {
+            if (registered) {
+                ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
+                return ZC_PENDING;
+            }
+            zc__waitlist_register(wl, node, w);
+            registered = true;
+            s = attempt(ch, arg, &owed); /* the re-check */
+        } else if (s == ZC_PENDING && zc__in_self_wake()) {
+            zc__backoff_snooze(&backoff); /* polled from inside a self-wake */
+            s = attempt(ch, arg, &owed);
+        } else if (s == ZC_PENDING) {
+            ZC__HOOK(ZC__HOOK_WAIT_STALLED);
+            if (!zc__waitlist_step_off(wl, node) || !registered) zc__wake_self(w);
+            return ZC_PENDING;
+        } else {
+            zc__waitlist_unregister(wl, node); /* a wake-up held was used: not passed on */
+            zc__wait_pay(ch, side, owed); /* our node is off the list */
+            return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
+        }
+    }
+}
+
+/* zc__wait_slow, but a first attempt that completed for a node that never waited (IDLE)
+ * only makes its wakes. */
+static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
+                                 const zc_waker *w, zc__attempt_fn *attempt, void *arg,
+                                 zc_status s, unsigned owed) {
+    if ((s == ZC_OK || s == ZC_CLOSED) && zc__waitlist_is_idle(node)) {
+        zc__wait_pay(ch, side, owed);
+        return s;
+    }
+    return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
+}
 
 #endif /* ZCHAN_SRC_WAIT_H */
