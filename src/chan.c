@@ -74,24 +74,25 @@ static void chan_release_handle(zc__chan *ch) {
     free(ch);
 }
 
+/* One more handle of a kind whose live count is *count. Relaxed: the caller holds a live
+ * handle, so the counts cannot reach zero now (as for a reference count increment); the
+ * drop's acq_rel orders the rest. */
+static void count_clone(zc__chan *ch, _Atomic size_t *count) {
+    size_t prev = atomic_fetch_add_explicit(count, 1, memory_order_relaxed);
+    assert(prev > 0 && "zchan: clone of a dropped handle");
+    (void)prev;
+    atomic_fetch_add_explicit(&ch->handles, 1, memory_order_relaxed); /* as above */
+}
+
 zc_sender *zc_sender_clone(zc_sender *tx) {
     if (!zc__is_sender(tx)) return NULL;
-    /* Relaxed: the caller holds a live handle, so the counts cannot reach zero now
-     * (as for a reference count increment); the drop's acq_rel orders the rest. */
-    size_t prev = atomic_fetch_add_explicit(&tx->ch->senders, 1, memory_order_relaxed);
-    assert(prev > 0 && "zc_sender_clone on a dropped sender");
-    (void)prev;
-    atomic_fetch_add_explicit(&tx->ch->handles, 1, memory_order_relaxed); /* as above */
+    count_clone(tx->ch, &tx->ch->senders);
     return tx;
 }
 
 zc_receiver *zc_receiver_clone(zc_receiver *rx) {
     if (!zc__is_receiver(rx)) return NULL;
-    /* Relaxed: as in zc_sender_clone. */
-    size_t prev = atomic_fetch_add_explicit(&rx->ch->receivers, 1, memory_order_relaxed);
-    assert(prev > 0 && "zc_receiver_clone on a dropped receiver");
-    (void)prev;
-    atomic_fetch_add_explicit(&rx->ch->handles, 1, memory_order_relaxed); /* as above */
+    count_clone(rx->ch, &rx->ch->receivers);
     return rx;
 }
 

@@ -19,6 +19,10 @@ static zc_status closed_attempt(zc__chan *ch, void *arg, unsigned *owed) {
 }
 
 static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) {
+    if (!w || !w->wake) {
+        zc__wait_cancel(ch, ZC__SIDE_CLOSE, node); /* rule 3: not ZC_PENDING, no wake */
+        return ZC_EINVAL;
+    }
     zc_status s = closed_attempt(ch, NULL, NULL);
     return zc__wait(ch, ZC__SIDE_CLOSE, node, w, closed_attempt, NULL, s, 0);
 }
@@ -30,12 +34,7 @@ void zc_sender_closed_init(zc_sender_closed *f, zc_sender *tx) {
 }
 
 zc_status zc_sender_closed_poll(zc_sender_closed *f, const zc_waker *w) {
-    if (!f || !f->zc__tx) return ZC_EINVAL;
-    if (!w || !w->wake) {
-        zc_sender_closed_cancel(f); /* rule 3 */
-        return ZC_EINVAL;
-    }
-    return closed_poll(f->zc__tx->ch, &f->zc__node, w);
+    return f && f->zc__tx ? closed_poll(f->zc__tx->ch, &f->zc__node, w) : ZC_EINVAL;
 }
 
 void zc_sender_closed_cancel(zc_sender_closed *f) {
@@ -49,12 +48,7 @@ void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
 }
 
 zc_status zc_receiver_closed_poll(zc_receiver_closed *f, const zc_waker *w) {
-    if (!f || !f->zc__rx) return ZC_EINVAL;
-    if (!w || !w->wake) {
-        zc_receiver_closed_cancel(f); /* rule 3 */
-        return ZC_EINVAL;
-    }
-    return closed_poll(f->zc__rx->ch, &f->zc__node, w);
+    return f && f->zc__rx ? closed_poll(f->zc__rx->ch, &f->zc__node, w) : ZC_EINVAL;
 }
 
 void zc_receiver_closed_cancel(zc_receiver_closed *f) {
