@@ -47,7 +47,7 @@
  *    poll registered and the step-off found a wake-up held (that wake asks for the next
  *    poll, and a self-wake on top would be a second call for one registration),
  *    PENDING. OK/CLOSED -> zc__waitlist_unregister (a wake-up held was used: nothing is
- *    passed on), then zc__wait_pay.
+ *    passed on; but see RECHECK_PASS_ON), then zc__wait_pay.
  *  - chan_close: set the mark, then zc__waitlist_notify_all on both lists.
  * Every lock-protected section is one atomic step (the lock serialises them; the only
  * lock-free reads of what they write are the waiter count, `notified` and the owner's
@@ -78,6 +78,14 @@
  * zc__waitlist_unregister and passes the held wake-up on as a cancel does, while the
  * poll still counts on that wake for its next poll (no self-wake): one message wakes two
  * receivers, and P6 fails (two receivers, one sender of two messages).
+ *
+ * Variants of the completion: RECHECK_PASS_ON=0 (the default, the code) counts a
+ * wake-up held at completion as used, also one that came during the poll that
+ * registered and then completed by its re-check; P3 fails (1 receiver, 2 senders,
+ * capacity 1): a sender still linked while its re-check sends is woken for the slot a
+ * receive frees after that send, and the sender behind it stays parked with the slot
+ * free. RECHECK_PASS_ON=1 counts such a wake-up as unused (no poll came after it) and
+ * passes it on as a cancel does (zc__chan_pass_on_recv / _send); P3 to P6 hold.
  *
  * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
  * check must fail (check.sh --mutants runs them, so the properties are known to bite):
@@ -112,7 +120,8 @@
  *  P6 no herd (waker rule 5): every wake of a future by another task is owed. Per side,
  *     the wakes delivered never exceed the things made available (receivers: messages
  *     published; senders: slots released) plus the waiters woken by close plus the
- *     wake-ups held by cancelled futures (each cancel passes at most one on). Kept as
+ *     wake-ups held by cancelled futures (each cancel passes at most one on) and, with
+ *     RECHECK_PASS_ON, the unused ones of completing polls. Kept as
  *     `credit` per side: up one for each of those, down one for each wake, never below
  *     zero (a self-wake is the task's own and not counted).
  */
@@ -137,6 +146,9 @@
 #endif
 #ifndef FIX_PENDING
 #define FIX_PENDING 1 /* wait.c: the PENDING path steps off keeping a held wake-up */
+#endif
+#ifndef RECHECK_PASS_ON
+#define RECHECK_PASS_ON 0 /* wait.c: a completion passes nothing on */
 #endif
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0
@@ -552,10 +564,19 @@ inline poll(L, t, s, WOULD_WAIT) {
         registration_over(t);
         break
     :: s == OK || s == CLOSED ->
+#if RECHECK_PASS_ON
+        /* a wake-up that came during this poll's registration was not used by it */
+        waitlist_unregister(L, t, res, registered);
+        if
+        :: res && registered -> chan_pass_on(L)
+        :: else -> skip
+        fi;
+#else
         waitlist_unregister(L, t, res, false); /* a wake-up held was used */
+#endif
 #if MUTANT_COMPLETION_PASS_ON
         if
-        :: res -> chan_pass_on(L)
+        :: res && !(RECHECK_PASS_ON && registered) -> chan_pass_on(L)
         :: else -> skip
         fi;
 #endif
