@@ -2,15 +2,17 @@
 # check.sh: check the waiter-list model (waitlist.pml) exhaustively with spin, in every
 # configuration below, and print the states each one explored.
 #
-# usage: tests/model/check.sh [--fix=N] [--mutants] [--full] [--keep]
-#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml; 0 drops a held
-#              wake-up on the PENDING path, and fails) instead of the code's variant (1)
-#   --mutants  check instead that every deliberate bug (MUTANT_* in waitlist.pml) is
-#              caught, on the model with FIX_PENDING=1 (the code's variant)
+# usage: tests/model/check.sh [--fix=N] [--mutants] [--full] [--keep] [-DNAME=VALUE...]
+#   --fix=N    check the model with FIX_PENDING=N (see waitlist.pml; 0 passes a held
+#              wake-up on at a PENDING poll that still counts on it, and fails P6)
+#              instead of the code's variant (1)
+#   --mutants  check instead that every deliberate bug is caught: each MUTANT_* of
+#              waitlist.pml on the code's variant (FIX_PENDING=1), and FIX_PENDING=0
 #   --full     add three larger configurations without cancels: three receivers; two
 #              messages and a close; two senders of two messages, one of which may
 #              stall
 #   --keep     keep the work directory (pan, trails) and print where it is
+#   -DNAME=VALUE  a switch of waitlist.pml for every job (e.g. -DRECHECK_PASS_ON=1)
 # Needs spin (Debian: apt-get install spin) and a C compiler (cc). Exit status: 0 every
 # configuration held (or, with --mutants, every mutant was caught), 1 otherwise, 77
 # spin is missing (ctest reads that as skipped).
@@ -21,13 +23,15 @@ fix=1 # the code's variant (see waitlist.pml)
 mutants=0
 full=0
 keep=0
+extra=
 for arg in "$@"; do
     case $arg in
     --fix=*) fix=${arg#--fix=} ;;
     --mutants) mutants=1 ;;
     --full) full=1 ;;
     --keep) keep=1 ;;
-    *) echo "usage: $0 [--fix=N] [--mutants] [--full] [--keep]" >&2; exit 2 ;;
+    -D*=*) extra="$extra $arg" ;;
+    *) echo "usage: $0 [--fix=N] [--mutants] [--full] [--keep] [-DNAME=VALUE...]" >&2; exit 2 ;;
     esac
 done
 command -v spin >/dev/null 2>&1 || { echo "check.sh: spin not found (apt-get install spin)"; exit 77; }
@@ -88,11 +92,11 @@ one() {
     mkdir "$work/$1" && cd "$work/$1" && cp "$work/waitlist.pml" . || exit 1
     n=0
     if [ "$mutants" = 0 ]; then
-        run "$3 -DFIX_PENDING=$fix" 1
+        run "$3 -DFIX_PENDING=$fix$extra" 1
         printf '  %-48s %10s states  %s\n' "$2" "$states" "$verdict"
         [ "$verdict" = held ] || : >"$work/$1.failed"
     else
-        run "$3 -DFIX_PENDING=1" 0
+        run "$3$extra" 0
         if [ "$verdict" = violated ]; then
             printf '  %-24s caught after %s states\n' "$2" "$states"
         else
@@ -117,17 +121,20 @@ lane() {
 }
 
 if [ "$mutants" = 0 ]; then
-    echo "model: waitlist.pml, FIX_PENDING=$fix"
+    echo "model: waitlist.pml, FIX_PENDING=$fix$extra"
     printf '%s\n' "$configs" >"$work/jobs"
 else
     echo "mutants of waitlist.pml (FIX_PENDING=1 as the correct baseline): each must fail"
-    # REQUEUE_HOLDS_NOTHING is not run: see waitlist.pml.
-    for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM SELF_WAKE_TOO CAPPED; do
-        config="-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=0"
-        # A receiver held up behind a stalled holder: two messages in the ring.
-        [ "$m" = CAPPED ] && config="-DNRECV=2 -DNSEND=1 -DMSGS=2 -DCAP=2 -DCLOSE_AT_END=0 -DCANCELS=0 -DSTALLS=1"
-        printf '%s|%s\n' "$m" "$config -DMUTANT_$m=1"
-    done >"$work/jobs"
+    small="-DNRECV=2 -DNSEND=1 -DMSGS=1 -DCLOSE_AT_END=0"
+    # A receiver completing between the publish and the notify of the next message.
+    two="-DNRECV=2 -DNSEND=1 -DMSGS=2 -DCLOSE_AT_END=0 -DCANCELS=0"
+    {
+        for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM SELF_WAKE_TOO; do
+            printf '%s|%s\n' "$m" "$small -DFIX_PENDING=1 -DMUTANT_$m=1"
+        done
+        printf '%s|%s\n' COMPLETION_PASS_ON "$two -DFIX_PENDING=1 -DMUTANT_COMPLETION_PASS_ON=1"
+        printf '%s|%s\n' "FIX_PENDING=0 (herd)" "$small -DFIX_PENDING=0"
+    } >"$work/jobs"
 fi
 lanes=$(nproc 2>/dev/null || echo 1)
 [ "$lanes" -gt 2 ] && lanes=2

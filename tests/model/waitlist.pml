@@ -1,7 +1,7 @@
 /*
- * waitlist.pml: a Promela model of zchan's waiter-list protocol, as src/waitlist.c and
- * src/future.c implement it, on a bounded ring (src/ring.c) with a receive list and a
- * send list. Checked exhaustively with spin (tests/model/check.sh).
+ * waitlist.pml: a Promela model of zchan's waiter-list protocol, as src/waitlist.c,
+ * src/wait.c and src/chan.c implement it, on a bounded ring (src/queue/ring.c) with a
+ * receive list and a send list. Checked exhaustively with spin (tests/model/check.sh).
  *
  * What is modelled, step by step as in the C code:
  *  - the ring as positions: a send claims position `tail` (one atomic step: the CAS,
@@ -10,76 +10,97 @@
  *    claimed-but-unreleased slot gives PENDING to a send or a receive, and so does a
  *    slot whose previous lap's sender has not published (ring.c: a peer is mid-copy; the
  *    attempt backs off, then says PENDING); FULL and EMPTY are answered only when they
- *    hold.
- *  - after a successful claim, the [F1] check (notify_owed, as zc__waitlist_notify_owed):
- *    the other side's `waiters` count, and if it is not zero, waitlist_notify_one,
- *    whatever the nodes of that list that hold a wake-up their owner has not acted on
- *    (`notified`); a batch's second wake only for what there is beyond what the first
- *    will take ([N1]).
- *  - waitlist_register of a WOKEN node: it keeps the wake-up (requeued, ZC__REQUEUED)
- *    until it leaves, and its waitlist_unregister then reports it held, so chan_finish
- *    passes it on.
- *  - waitlist_register (zc__waitlist_register): wait while WAKING (wait_not_waking),
- *    then under the lock link the node (link_node; at the front if it was WOKEN) and
- *    count it ([F2]), or keep it if still WAITING.
- *  - waitlist_notify_one (zc__waitlist_notify_one): under the lock unlink the oldest node
- *    (unlink_node), uncount it, mark it WAKING; then, outside the lock, call wake; then
- *    store WOKEN ([W1]).
- *  - waitlist_unregister (zc__waitlist_unregister_slow): IDLE -> nothing; WAITING ->
- *    under the lock unlink it (no wake-up held); otherwise wait while WAKING, then IDLE,
- *    and report a held wake-up (`woken`: one this registration absorbed).
- *  - chan_finish (zc__chan_finish_recv / _send): waitlist_unregister, and if a wake-up
- *    was held and the resource is ready (receive: a message held or closed; send: a free
- *    slot or closed), waitlist_notify_one: the wake-up passes to the next waiter.
- *  - a poll (future.c): send_attempt / recv_attempt (or none, if the ring looks
- *    empty/full: a guess, so either at any time); EMPTY/FULL -> waitlist_register,
- *    attempt again (the re-check); still EMPTY/FULL -> PENDING. PENDING from the ring ->
- *    chan_finish, wake itself (zc__wake_self) unless this poll registered and was woken
- *    since (that wake asks for the next poll, and a self-wake on top would be a second
- *    call for one registration), PENDING. OK/CLOSED -> chan_finish, then notify_owed.
- *  - chan_close: set the mark, then waitlist_notify_all on both lists (one
- *    waitlist_notify_one at a time, as many as were linked when it started; a node
- *    registering again meanwhile goes to the back).
+ *    hold. An attempt that claimed owes the other side one wake per message published
+ *    or slot released (`owed`: one, or two for a batch receive).
+ *  - zc__waitlist_register: wait while WAKING (wait_not_waking), then under the lock
+ *    link the node (link_node, [F2]; at the front if it was WOKEN, unless a notify_all
+ *    is under way) and count it, or keep it if still WAITING. A WOKEN node that
+ *    registers again has used its wake-up: `notified` goes down ([N2]) and it holds
+ *    nothing.
+ *  - zc__waitlist_notify_one: the early out on a zero waiter count ([F1], its own step,
+ *    outside the lock); then under the lock unlink the oldest node (unlink_node),
+ *    uncount it, count it in `notified`, mark it WAKING; then, outside the lock, call
+ *    wake; then store WOKEN ([W1]).
+ *  - zc__waitlist_notify_n: up to n zc__waitlist_notify_ones, one a thing made
+ *    available, stopping at the first that finds no waiter; none is held back for
+ *    waiters woken before and not acted yet.
+ *  - zc__waitlist_notify_all: as many zc__waitlist_notify_ones as nodes were linked when
+ *    it started (`waking_all`: a node registering again meanwhile goes to the back).
+ *  - zc__waitlist_unregister_slow: WAITING -> under the lock unlink it (no wake-up
+ *    held); WAKING or WOKEN -> wait while WAKING ([W2]), then IDLE, `notified` down, and
+ *    report the wake-up held.
+ *  - zc__waitlist_step_off: WAITING -> under the lock unlink it, IDLE (no wake-up held);
+ *    WAKING or WOKEN -> wait while WAKING, and leave it WOKEN (off the list, still
+ *    counted in `notified`): it reports the wake-up held, which the next poll uses.
+ *  - zc__wait_pay (zc__chan_wake_receivers / _senders): the wakes an attempt owes,
+ *    made by zc__waitlist_notify_n on the other side's list once the poll's own node is
+ *    off its list.
+ *  - zc__chan_cancel_recv / _send (zc__wait_cancel): zc__waitlist_unregister, and if it
+ *    held a wake-up, zc__chan_pass_on_recv / _send: if a waiter is counted, read what a
+ *    woken waiter could take (recv_avail / send_avail: messages held or free slots,
+ *    nothing once closed), then `notified` ([N1]), each its own step; if there is more
+ *    than the woken waiters will take, zc__waitlist_notify_one.
+ *  - a poll (zc__wait_slow): an attempt (or none, if the ring looks empty/full:
+ *    zc__chan_look is a guess, so either at any time); EMPTY/FULL ->
+ *    zc__waitlist_register, attempt again (the re-check); still EMPTY/FULL -> PENDING.
+ *    PENDING from the ring -> zc__waitlist_step_off, then zc__wake_self unless this
+ *    poll registered and the step-off found a wake-up held (that wake asks for the next
+ *    poll, and a self-wake on top would be a second call for one registration),
+ *    PENDING. OK/CLOSED -> zc__waitlist_unregister (a wake-up held was used: nothing is
+ *    passed on; but see RECHECK_PASS_ON), then zc__wait_pay.
+ *  - chan_close: set the mark, then zc__waitlist_notify_all on both lists.
  * Every lock-protected section is one atomic step (the lock serialises them; the only
- * lock-free reads of what they write are the waiter count and the owner's reads of its
- * own node state, which see the value before or after the section, as in the C code).
- * Promela is sequentially consistent: this checks the protocol, not the C11 orderings
- * (ThreadSanitizer and the [F1]/[F2] seq_cst argument cover those).
+ * lock-free reads of what they write are the waiter count, `notified` and the owner's
+ * reads of its own node state, which see the value before or after the section, as in
+ * the C code). Promela is sequentially consistent: this checks the protocol, not the C11
+ * orderings (ThreadSanitizer and the [F1]/[F2] seq_cst argument cover those).
+ *
+ * Not modelled: the holes of a batch's all-or-nothing claim (zc__queue_skip_holes, the
+ * wakes they owe, and a batch that passes on a wake-up it cannot use); a poll made from
+ * inside its own self-wake (zc__in_self_wake: it backs off and attempts again); the
+ * deferral of a pass-on made inside the wake of another pass-on (zc__waitlist_pass_on:
+ * the executor here never polls inside a wake, so the pass-on is made at once); select
+ * (select_finish: a case not chosen passes its wake-up on, as a cancel does); the
+ * unbounded queue.
  *
  * Tasks: NRECV receive streams (poll until ZC_CLOSED) and NSEND senders (MSGS messages
  * each through send futures). A task whose poll returned PENDING either parks until its
  * waker runs and polls again, or is cancelled (at once: a timer won; or after its wake,
  * before polling again) and then starts over or gives up for good, at most CANCELS
- * times per task. With CLOSE_AT_END
- * the last sender closes the channel once all its messages are sent (the last sender's
- * drop); with RECV_CLOSES a receiver may close it instead, at any point. With STALLS, a
- * task that is woken may stall instead of polling (its executor is busy for ever), at
- * most STALLS times in all: it keeps its wake-up and does nothing more.
+ * times per task. With CLOSE_AT_END the last sender closes the channel once all its
+ * messages are sent (the last sender's drop); with RECV_CLOSES a receiver may close it
+ * instead, at any point. With STALLS, a task that is woken may stall instead of polling
+ * (its executor is busy for ever), at most STALLS times in all: it keeps its wake-up and
+ * does nothing more.
  *
- * Variants of the PENDING path: FIX_PENDING=1 (the default, the code) passes a wake-up
- * it held on, as chan_finish does (zc__chan_finish_*). FIX_PENDING=0 drops the held
- * wake-up: the check fails with a lost wake-up (two receivers, one of which closes).
- * FIX_PENDING=2 keeps the registration instead of stepping off.
+ * Variants of the PENDING path: FIX_PENDING=1 (the default, the code) steps off keeping
+ * a held wake-up (zc__waitlist_step_off). FIX_PENDING=0 steps off through
+ * zc__waitlist_unregister and passes the held wake-up on as a cancel does, while the
+ * poll still counts on that wake for its next poll (no self-wake): one message wakes two
+ * receivers, and P6 fails (two receivers, one sender of two messages).
+ *
+ * Variants of the completion: RECHECK_PASS_ON=0 (the default, the code) counts a
+ * wake-up held at completion as used, also one that came during the poll that
+ * registered and then completed by its re-check; P3 fails (1 receiver, 2 senders,
+ * capacity 1): a sender still linked while its re-check sends is woken for the slot a
+ * receive frees after that send, and the sender behind it stays parked with the slot
+ * free. RECHECK_PASS_ON=1 counts such a wake-up as unused (no poll came after it) and
+ * passes it on as a cancel does (zc__chan_pass_on_recv / _send); P3 to P6 hold.
  *
  * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
  * check must fail (check.sh --mutants runs them, so the properties are known to bite):
- *  NO_FORWARD           a cancelled or completed future never passes a wake-up on
- *  NO_RECHECK           register without the re-check
- *  EARLY_WOKEN          notify marks the node WOKEN before calling wake (no handshake)
- *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot
- *  REQUEUE_HOLDS_NOTHING  a woken node that registers again and then leaves (its
- *                       re-check took a message or slot) passes nothing on, although
- *                       a wake skipped for it meanwhile may be its to pass on. Caught
- *                       together with CAPPED (one receiver, two senders of two
- *                       messages, capacity 2); without it a wake is skipped for a
- *                       holder only by a pass-on or a batch's second wake, and no
- *                       configuration small enough to check reaches that, so check.sh
- *                       does not run it
+ *  NO_FORWARD           a cancelled future never passes a wake-up on (P3 fails)
+ *  NO_RECHECK           register without the re-check (P3)
+ *  EARLY_WOKEN          notify marks the node WOKEN before calling wake, no handshake
+ *                       (P1)
+ *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot (P3)
  *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
- *                       registration was woken meanwhile (P2 fails)
- *  CAPPED               an owed wake is left to the holders while one node of the list
- *                       holds a wake-up it has not acted on (a cap at one holder):
- *                       P5 fails
+ *                       registration was woken meanwhile (P2)
+ *  COMPLETION_PASS_ON   a poll that completes passes a wake-up it held on, as a cancel
+ *                       does: a woken receiver that takes a message and sees the next
+ *                       one, published but not yet notified by its sender, wakes a
+ *                       second receiver for it, and the sender's notify wakes a third
+ *                       (P6)
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -96,6 +117,13 @@
  *     hold wake-ups for (receiver: more messages than they; sender: more free slots; or
  *     closed). (P3 is waived once a task has stalled: a stalled holder keeps what it was
  *     woken for.)
+ *  P6 no herd (waker rule 5): every wake of a future by another task is owed. Per side,
+ *     the wakes delivered never exceed the things made available (receivers: messages
+ *     published; senders: slots released) plus the waiters woken by close plus the
+ *     wake-ups held by cancelled futures (each cancel passes at most one on) and, with
+ *     RECHECK_PASS_ON, the unused ones of completing polls. Kept as
+ *     `credit` per side: up one for each of those, down one for each wake, never below
+ *     zero (a self-wake is the task's own and not counted).
  */
 
 #ifndef NRECV
@@ -117,29 +145,16 @@
 #define CLOSE_AT_END 1
 #endif
 #ifndef FIX_PENDING
-#define FIX_PENDING 1 /* future.c: the PENDING path passes a held wake-up on */
+#define FIX_PENDING 1 /* wait.c: the PENDING path steps off keeping a held wake-up */
+#endif
+#ifndef RECHECK_PASS_ON
+#define RECHECK_PASS_ON 0 /* wait.c: a completion passes nothing on */
 #endif
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0
 #endif
-/* The order of a poll's steps: 1 is the code, 0 a variant the check rejects.
- * PAY_AFTER_FINISH: a poll's attempt only counts the wake it owes the other side
- * (`owed`, as chan.h's owed); the poll makes it (notify_owed: the [F1] check and
- * waitlist_notify_one) after chan_finish has taken its own node off; with 0, the attempt
- * makes it at once, while the node can still be linked.
- * QUIET_FINISH: chan_finish passes nothing on once the channel is closed: the close
- * wakes every waiter. (Passing nothing on after a completed operation as well would lose
- * a wake-up: a sender whose re-check sends while it is still linked can absorb the wake
- * meant for the next sender; 1 receiver and 2 senders show it.) */
-#ifndef PAY_AFTER_FINISH
-#define PAY_AFTER_FINISH 1
-#endif
-#ifndef QUIET_FINISH
-#define QUIET_FINISH 1
-#endif
 /* BATCH_RECV: a receive attempt may claim the next two positions at once (a batch
- * receive, ring_batch.c; with CAP >= 2), and then owes two wakes to waiting senders
- * (notify_owed). */
+ * receive; with CAP >= 2), and then owes two wakes to waiting senders. */
 #ifndef BATCH_RECV
 #define BATCH_RECV 0
 #endif
@@ -173,16 +188,14 @@ bool closed;
 /* ---- the two waiter lists: list[L*NT .. L*NT+nlinked[L]-1], oldest first ---- */
 byte list[2 * NT];
 byte nlinked[2];
-byte waiters[2];   /* the count the [F1] check reads */
+byte waiters[2];    /* the count the [F1] check reads */
 byte waking_all[2]; /* notify_all calls in progress (under the lock in the C code) */
 byte notified[2];   /* nodes notified whose owner has not registered or unregistered since */
-bool requeued[NT];  /* the node was linked again by a register that found it WOKEN (its
-                       owner's own field: read and cleared by its unregister) */
-byte state[NT];    /* each task's node */
+byte state[NT];     /* each task's node */
 
 /* ---- the executor: one wake permit per task ---- */
 bool permit[NT];
-bool parked[NT];   /* parked on its permit after a PENDING poll */
+bool parked[NT];    /* parked on its permit after a PENDING poll */
 bool ended[NT];     /* receivers: the stream ended with ZC_CLOSED */
 bool stalled[NT];   /* woken, and stalled instead of polling (STALLS) */
 byte stalls = STALLS;
@@ -192,6 +205,7 @@ bool live[NT];      /* P1: registered, and the poll/cancel ending it has not ret
 byte inwake[NT];    /* P1: wake calls of this task running now */
 byte wakes_reg[NT]; /* P2: wakes of the current registration */
 byte sent;          /* P4: sends that completed */
+byte credit[2];     /* P6: wakes owed to the list's waiters and not made yet */
 
 /* Scratch for loops and reads that stay inside one atomic step: hidden (not part of the
  * state vector), so stale values do not multiply the states. */
@@ -199,7 +213,8 @@ hidden byte i, st;
 byte received;
 byte senders_left = NSEND;
 
-#define ready(L) (L == RECV -> (tail != head || closed) : (tail - head < CAP || closed))
+/* what a waiter of list L woken now could take (recv_avail / send_avail in chan.c) */
+#define avail(L) (closed -> 0 : (L == RECV -> tail - head : CAP - (tail - head)))
 
 /* ---- list operations (callers hold the lock: inside an atomic step) ---- */
 
@@ -236,8 +251,9 @@ inline unlink_node(L, n) {
 /* ---- waitlist.c ---- */
 
 /* zc__waitlist_notify_one: res = whether a node was woken. First, outside the lock, the
- * early out on a zero waiter count (its own step); then the locked section. */
-inline waitlist_notify_one(L, res) {
+ * early out on a zero waiter count (its own step); then the locked section. A wake by
+ * close (by_close) brings its own credit (P6). */
+inline waitlist_notify_one(L, res, by_close) {
     if
     :: waiters[L] == 0 -> res = false
     :: else ->
@@ -259,7 +275,9 @@ inline waitlist_notify_one(L, res) {
             assert(live[n]);          /* P1 */
             inwake[n]++;
             wakes_reg[n]++;
-            assert(wakes_reg[n] <= 1) /* P2 */
+            assert(wakes_reg[n] <= 1); /* P2 */
+            assert(by_close || credit[L] > 0); /* P6 */
+            credit[L] = credit[L] - (by_close -> 0 : 1)
         fi
     }
     if
@@ -275,14 +293,30 @@ inline waitlist_notify_one(L, res) {
     fi
 }
 
-/* zc__waitlist_notify_all: as many waitlist_notify_ones as nodes were linked at the start; a node
- * that registers again meanwhile goes to the back (waitlist_register, waking_all). */
+/* zc__waitlist_notify_n: up to cnt wakes, one at a time, until one finds no waiter. */
+inline waitlist_notify_n(L, cnt) {
+    do
+    :: cnt > 0 ->
+        cnt--;
+        waitlist_notify_one(L, res2, false);
+        if
+        :: !res2 -> break
+        :: else -> skip
+        fi
+    :: else -> break
+    od;
+    cnt = 0
+}
+
+/* zc__waitlist_notify_all: as many waitlist_notify_ones as nodes were linked at the
+ * start; a node that registers again meanwhile goes to the back (waitlist_register,
+ * waking_all). */
 inline waitlist_notify_all(L) {
     atomic { budget = nlinked[L]; waking_all[L]++ }
     do
     :: budget > 0 ->
        budget--;
-       waitlist_notify_one(L, res2);
+       waitlist_notify_one(L, res2, true);
        if
        :: !res2 -> break
        :: else -> skip
@@ -303,8 +337,7 @@ inline waitlist_register(L, t) {
             :: st == WAITING -> break /* still linked: keep the registration */
             :: else ->
                 if
-                :: st == WOKEN -> notified[L]--; /* its wake-up is acted on, */
-                   requeued[t] = true             /* and kept until it leaves */
+                :: st == WOKEN -> notified[L]-- /* its wake-up is used ([N2]) */
                 :: else -> skip
                 fi;
                 state[t] = WAITING;
@@ -317,11 +350,14 @@ inline waitlist_register(L, t) {
     od
 }
 
-/* zc__waitlist_unregister_slow: res = whether the node holds a wake-up to pass on: one its
- * registration absorbed (then woken = true), or one it kept by registering again after a
- * wake (requeued). */
-inline waitlist_unregister(L, t, res) {
-    woken = false;
+/* zc__waitlist_unregister_slow (keep false) and zc__waitlist_step_off (keep true):
+ * res = whether the node holds a wake-up. IDLE -> nothing held; WAITING -> under the
+ * lock unlink it, IDLE, nothing held; WAKING or WOKEN -> wait while WAKING ([W2]); then
+ * unregister makes it IDLE with `notified` down, step_off leaves it WOKEN (off the list,
+ * still counted in `notified`) for the next poll to use. cancelled: the caller is a
+ * cancel, and the wake-up held and not used may be passed on: one wake more owed to the
+ * list (P6). */
+inline take_off(L, t, res, keep, cancelled) {
     if
     :: state[t] == IDLE -> res = false
     :: else ->
@@ -333,12 +369,7 @@ inline waitlist_unregister(L, t, res) {
                 :: state[t] == WAITING ->
                     unlink_node(L, t);
                     state[t] = IDLE;
-#if MUTANT_REQUEUE_HOLDS_NOTHING
                     res = false;
-#else
-                    res = requeued[t];
-#endif
-                    requeued[t] = false;
                     done = true
                 :: else -> skip
                 fi
@@ -346,74 +377,63 @@ inline waitlist_unregister(L, t, res) {
         :: else -> skip
         fi;
         if
-        :: !done ->
+        :: !done && keep -> (state[t] != WAKING); res = true /* [W2] */
+        :: !done && !keep ->
             (state[t] != WAKING);     /* [W2] */
-            atomic { state[t] = IDLE; notified[L]--; requeued[t] = false };
-            res = true;
-            woken = true
+            atomic {
+                state[t] = IDLE;
+                notified[L]--;
+                credit[L] = credit[L] + (cancelled -> 1 : 0);
+                res = true
+            }
         :: else -> skip
         fi
     fi
 }
 
-/* zc__chan_finish_recv / _send (chan.c): take the node off; pass a held wake-up on if
- * it can be used: the waiter count is read first, then the queue, each its own step.
- * With QUIET_FINISH, a closed channel counts as not ready: its close wakes every waiter. */
-inline chan_finish(L, t) {
-    waitlist_unregister(L, t, res);
+inline waitlist_unregister(L, t, res, cancelled) { take_off(L, t, res, false, cancelled) }
+
+inline waitlist_step_off(L, t, res) { take_off(L, t, res, true, false) }
+
+/* ---- chan.c ---- */
+
+/* zc__chan_pass_on_recv / _send: if a waiter is counted, what a woken waiter could take
+ * (read first), then `notified` ([N1]): a wake if there is more than they will take. */
+inline chan_pass_on(L) {
+    if
+    :: waiters[L] != 0 ->
+        k2 = avail(L);
+        if
+        :: k2 > notified[L] -> k2 = 0; waitlist_notify_one(L, res2, false)
+        :: else -> k2 = 0
+        fi
+    :: else -> skip
+    fi
+}
+
+/* zc__chan_cancel_recv / _send (zc__wait_cancel): take the node off; pass a wake-up it
+ * held on. */
+inline chan_cancel(L, t) {
+    waitlist_unregister(L, t, res, true);
     if
 #if MUTANT_NO_FORWARD
     :: false -> skip
 #else
-    :: res && waiters[L] != 0 ->
-        if
-#if QUIET_FINISH
-        /* what there is to take, read first; then only if more than the notified
-         * waiters that have not acted will take (chan.c) */
-        :: k2 = (closed -> 0 : (L == RECV -> tail - head : CAP - (tail - head)));
-           if
-           :: k2 > notified[L] -> waitlist_notify_one(L, res2)
-           :: else -> skip
-           fi
-#else
-        :: ready(L) -> waitlist_notify_one(L, res2)
-#endif
-        :: else -> skip
-        fi
+    :: res -> chan_pass_on(L)
 #endif
     :: else -> skip
     fi
 }
 
-/* zc__waitlist_notify_owed, [F1] after a claim: the wakes the attempt owes the other
- * side (one, or two for a batch receive): the first while a waiter is counted ([F1]),
- * whatever the holders (with the mutant CAPPED, only while no node of that list holds a
- * wake-up its owner has not acted on); the second only if, besides, the room (read
- * first) is more than what the senders this call woke and that have not acted will take
- * (the fewer of one and `notified`, read second, [N1]). */
-#if MUTANT_CAPPED
-#define CAPPED(L) (notified[L] >= 1)
-#else
-#define CAPPED(L) false
-#endif
-inline notify_owed(L) {
+/* zc__wait_pay: the wakes the attempt owes the other side, the poll's node off its list
+ * (zc__chan_wake_senders / _receivers: zc__waitlist_notify_n). */
+inline wait_pay(L) {
     if
     :: owed > 0 ->
-        lst = (L == RECV -> SEND : RECV);
         if
-        :: waiters[lst] != 0 && !CAPPED(lst) -> waitlist_notify_one(lst, res2)
-        :: else -> owed = 1           /* no one waits (or, CAPPED, left to a holder) */
-        fi;
-        if
-        :: owed == 2 && waiters[SEND] != 0 && !CAPPED(SEND) ->
-            k2 = (closed -> 0 : CAP - (tail - head));
-            if
-            :: k2 > (notified[SEND] < 1 -> notified[SEND] : 1) -> waitlist_notify_one(SEND, res2)
-            :: else -> skip
-            fi
-        :: else -> skip
-        fi;
-        atomic { owed = 0; k2 = 0; lst = 0 }
+        :: L == RECV -> waitlist_notify_n(SEND, owed)
+        :: else -> waitlist_notify_n(RECV, owed)
+        fi
     :: else -> skip
     fi
 }
@@ -423,9 +443,9 @@ inline registration_over(t) {
     atomic { assert(inwake[t] == 0); live[t] = false; wakes_reg[t] = 0 } /* P1 */
 }
 
-/* ---- the ring and chan.h ---- */
+/* ---- the ring ---- */
 
-/* zc__chan_send_quiet: one attempt; after a claim, publish and the [F1] check. */
+/* A send attempt: the claim; after it, the publish, and one wake owed to receivers. */
 inline send_attempt(s) {
 #if MUTANT_CHECK_BEFORE_CLAIM
     res2 = waiters[RECV] != 0;        /* looks for waiters before its claim */
@@ -444,34 +464,29 @@ inline send_attempt(s) {
     }
     if
     :: s == OK ->
-        atomic { pub[k] = true; k = 0 };
-#if PAY_AFTER_FINISH && !MUTANT_CHECK_BEFORE_CLAIM
-        owed = 1                      /* paid by the poll after its finish */
-#else
-        if
+        atomic { pub[k] = true; k = 0; credit[RECV]++ }; /* P6: a message published */
 #if MUTANT_CHECK_BEFORE_CLAIM
-        :: res2 -> waitlist_notify_one(RECV, res2)
+        owed = (res2 -> 1 : 0);       /* a wake only if it saw a waiter before */
+        res2 = false
 #else
-        :: waiters[RECV] != 0 -> waitlist_notify_one(RECV, res2)
-#endif
-        :: else -> skip
-        fi
+        owed = 1                      /* paid by the poll once its node is off */
 #endif
     :: else -> skip
     fi
 }
 
-/* zc__chan_recv_quiet: one attempt; after a claim, release and the [F1] check. */
+/* A receive attempt: the claim; after it, the release, and one wake owed to senders a
+ * slot (two for a batch). */
 inline recv_attempt(s) {
     atomic {
         if
         /* the slot's previous receiver has not released it: back off, then PENDING */
         :: head >= CAP && !rel[head - CAP] -> s = PENDING
         :: (head < CAP || rel[head - CAP]) && head != tail && pub[head] ->
-            k = head; head++; received++; s = OK
+            k = head; head++; received++; s = OK; owed = 1
 #if BATCH_RECV
         /* a batch of two in one claim: both published, the second's slot released by
-         * its previous lap's receiver; two wakes owed */
+         * its previous lap's receiver */
         :: (head < CAP || rel[head - CAP]) && head + 1 < tail && pub[head] && pub[head + 1] &&
            (head + 1 < CAP || rel[head + 1 - CAP]) ->
             k = head; head = head + 2; received = received + 2; s = OK; owed = 2
@@ -483,19 +498,12 @@ inline recv_attempt(s) {
     }
     if
     :: s == OK ->
-        atomic { rel[k] = true; k = (owed == 2 -> k + 1 : 0) };
+        /* P6: a slot released (each) */
+        atomic { rel[k] = true; credit[SEND]++; k = (owed == 2 -> k + 1 : 0) };
         if
-        :: k > 0 -> atomic { rel[k] = true; k = 0 } /* a batch's second slot */
-        :: else -> skip
-        fi;
-#if PAY_AFTER_FINISH
-        owed = (owed == 2 -> 2 : 1)   /* paid by the poll after its finish */
-#else
-        if
-        :: waiters[SEND] != 0 -> waitlist_notify_one(SEND, res2)
+        :: k > 0 -> atomic { rel[k] = true; credit[SEND]++; k = 0 } /* a batch's second */
         :: else -> skip
         fi
-#endif
     :: else -> skip
     fi
 }
@@ -508,13 +516,13 @@ inline chan_close() {
     fi
 }
 
-/* ---- future.c polls: s = OK, CLOSED or PENDING ---- */
+/* ---- wait.c: a poll, s = OK, CLOSED or PENDING ---- */
 
 inline poll(L, t, s, WOULD_WAIT) {
     if                                /* the first attempt, or none: a ring that looks */
-    :: L == RECV -> recv_attempt(s)       /* empty (full) goes straight to the registration */
-    :: L == SEND -> send_attempt(s)       /* (zc__ring_looks_empty / _full: relaxed loads, */
-    :: s = WOULD_WAIT                 /* a guess that may be stale: any state here) */
+    :: L == RECV -> recv_attempt(s)   /* empty (full) goes straight to the registration */
+    :: L == SEND -> send_attempt(s)   /* (zc__chan_look: relaxed loads, a guess that */
+    :: s = WOULD_WAIT                 /* may be stale: any state here) */
     fi;
     registered = false;
     do
@@ -530,40 +538,54 @@ inline poll(L, t, s, WOULD_WAIT) {
         :: else -> send_attempt(s)
         fi
 #endif
-    :: s == PENDING ->                /* a peer is mid-copy on our slot */
-#if FIX_PENDING == 1
-        chan_finish(L, t);                 /* step off, passing a held wake-up on */
+    :: s == PENDING ->                /* a peer is mid-operation on our slot */
+#if FIX_PENDING
+        waitlist_step_off(L, t, res); /* a wake-up held is kept for the next poll */
+#else
+        waitlist_unregister(L, t, res, false); /* passed on, and counted on as well */
+        if
+        :: res -> chan_pass_on(L)
+        :: else -> skip
+        fi;
+#endif
         if
 #if MUTANT_SELF_WAKE_TOO
         :: false -> skip
 #else
-        :: woken && registered -> skip /* this poll's registration was woken: that */
-                                       /* wake asks for the next poll already */
+        :: res && registered -> skip  /* this poll's registration was woken: that */
+                                      /* wake asks for the next poll already */
 #endif
         :: else ->
             /* P2 across the step-off: the self-wake is a second call for this poll's
              * registration if that was woken */
             assert(!(registered && wakes_reg[t] > 0));
-            permit[t] = true          /* wake ourselves: poll again soon */
+            permit[t] = true          /* zc__wake_self: poll again soon */
         fi;
         registration_over(t);
-#elif FIX_PENDING == 2
-        skip;                         /* stay registered, keep what it holds */
-        permit[t] = true;
-#else
-        waitlist_unregister(L, t, res); /* a held wake-up is dropped */
-        registration_over(t);
-        permit[t] = true;
-#endif
         break
     :: s == OK || s == CLOSED ->
-        chan_finish(L, t);
-        notify_owed(L);               /* the wake the attempt owes, with our node off */
+#if RECHECK_PASS_ON
+        /* a wake-up that came during this poll's registration was not used by it */
+        waitlist_unregister(L, t, res, registered);
+        if
+        :: res && registered -> chan_pass_on(L)
+        :: else -> skip
+        fi;
+#else
+        waitlist_unregister(L, t, res, false); /* a wake-up held was used */
+#endif
+#if MUTANT_COMPLETION_PASS_ON
+        if
+        :: res && !(RECHECK_PASS_ON && registered) -> chan_pass_on(L)
+        :: else -> skip
+        fi;
+#endif
+        wait_pay(L);                  /* the wakes the attempt owes, with our node off */
         registration_over(t);
         break
     od;
     /* locals back to their initial values (fewer distinct states) */
-    atomic { res = false; res2 = false; done = false; registered = false }
+    atomic { res = false; res2 = false; done = false; registered = false; owed = 0 }
 }
 
 /* What the executor does with a PENDING future: park until woken and poll again, or
@@ -571,8 +593,9 @@ inline poll(L, t, s, WOULD_WAIT) {
  * either start over or give the operation up for good (quit). */
 inline cancel_and_maybe_quit(L, t) {
     cancels--;
-    chan_finish(L, t);
+    chan_cancel(L, t);
     registration_over(t);
+    atomic { res = false; res2 = false; done = false };
     if
     :: quit = true
     :: skip
@@ -599,8 +622,8 @@ end_stalled:
 
 proctype Receiver(byte t) {
     byte s, n, k, k2, budget;
-    bool res, res2, done, registered, quit, woken;
-    byte owed, lst;
+    bool res, res2, done, registered, quit;
+    byte owed;
     byte cancels = CANCELS;
     do
     :: poll(RECV, t, s, EMPTY);
@@ -620,8 +643,8 @@ proctype Receiver(byte t) {
 
 proctype Sender(byte t) {
     byte s, n, k, k2, m, budget;
-    bool res, res2, done, registered, quit, woken;
-    byte owed, lst;
+    bool res, res2, done, registered, quit;
+    byte owed;
     byte cancels = CANCELS;
     do
     :: m == MSGS -> break
@@ -645,7 +668,6 @@ proctype Sender(byte t) {
     fi;
     ended[t] = true
 }
-
 /* P3 and P4, checked when no statement anywhere can run any more. */
 active proctype Quiescence() {
     byte t, held[2];
