@@ -200,7 +200,9 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
                 zc__wake_self(w);
             return ZC_PENDING;
         }
-        zc__waitlist_unregister(&ch->send_waiters, &f->zc__node); /* a wake-up held: used */
+        /* A wake-up that came for this poll's registration may be unused (wait.h). */
+        if (zc__waitlist_unregister(&ch->send_waiters, &f->zc__node) && registered)
+            zc__chan_pass_on_send(ch);
         if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }

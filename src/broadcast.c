@@ -446,7 +446,9 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
             registered = true; /* and re-check */
             continue;
         }
-        zc__waitlist_unregister(&ch->send_waiters, &f->zc__node); /* a wake-up held: used */
+        /* A wake-up that came for this poll's registration may be unused: passed on. */
+        if (zc__waitlist_unregister(&ch->send_waiters, &f->zc__node) && registered)
+            pass_on_send(ch);
         if (s == ZC_OK) pay_send(ch); /* our node off */
         f->zc__done = (int)s + 1;
         return s; /* ZC_OK, ZC_CLOSED */

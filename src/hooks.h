@@ -17,6 +17,7 @@
 typedef enum zc__hook_point {
     ZC__HOOK_SLOT_CLAIMED,      /* a send or receive won its slot, before the copy */
     ZC__HOOK_SLOT_PUBLISHED,    /* the slot's stamp / state was published */
+    ZC__HOOK_WAIT_REGISTERING,  /* a poll found the queue not ready, before it registers */
     ZC__HOOK_WAITER_REGISTERED, /* a future linked its waiter, before the re-check */
     ZC__HOOK_QUEUE_RECHECKED,   /* a future re-checked the queue and will return PENDING */
     ZC__HOOK_WAITER_NOTIFIED,   /* a notifier unlinked a waiter, before calling wake */

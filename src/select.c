@@ -253,7 +253,9 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
         wr->busy |= *st == ZC_PENDING;
         return false;
     }
-    select_finish(s, i, true); /* every node; the chosen one used its wake-up */
+    /* Every node; the chosen one used a wake-up it held from an earlier poll, while one
+     * that came for this poll's registration may be unused: passed on (wait.h). */
+    select_finish(s, *registered ? s->zc__n : i, true);
     select_pay(case_chan(c), case_is_recv(c), owed);
     return true;
 }

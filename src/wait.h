@@ -47,6 +47,15 @@ bool zc__in_self_wake(void);
  * if a waiter of its kind could use it now (waker rule 4). */
 void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node);
 
+/* Pass a wake-up on to a waiter of side's kind that could use it now (zc__chan_pass_on_*):
+ * what a cancel, or a poll that did not use the wake-up it got, does with it. */
+static inline void zc__wait_pass_on(zc__chan *ch, zc__side side) {
+    if (side == ZC__SIDE_RECV)
+        zc__chan_pass_on_recv(ch);
+    else if (side == ZC__SIDE_SEND)
+        zc__chan_pass_on_send(ch);
+}
+
 /* The list side's operations wait on. */
 static inline zc__waitlist *zc__wait_list(zc__chan *ch, zc__side side) {
     return side == ZC__SIDE_RECV   ? &ch->recv_waiters
@@ -62,8 +71,8 @@ static inline zc__waitlist *zc__wait_list(zc__chan *ch, zc__side side) {
  *     (zc__waitlist_step_off), call w unless this poll's registration was woken since
  *     (that wake asks for the next poll already), and return ZC_PENDING; polled from
  *     inside such a self-wake, back off and attempt again instead (zc__in_self_wake);
- *   - final: take node off the list (a wake-up it held was used), make the wakes owed,
- *     and return the status.
+ *   - final: take node off the list, make the wakes owed, and return the status; a
+ *     wake-up that came for this poll's registration is passed on (see the code).
  * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker. */
 static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node,
                                       const zc_waker *w, zc__attempt_fn *attempt, void *arg,
@@ -85,6 +94,7 @@ static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *n
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
             }
+            ZC__HOOK(ZC__HOOK_WAIT_REGISTERING);
             zc__waitlist_register(wl, node, w);
             registered = true;
             s = attempt(ch, arg, &owed); /* the re-check */
@@ -96,7 +106,10 @@ static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *n
             if (!zc__waitlist_step_off(wl, node) || !registered) zc__wake_self(w);
             return ZC_PENDING;
         } else {
-            zc__waitlist_unregister(wl, node); /* a wake-up held was used: not passed on */
+            /* A wake-up that came for this poll's registration may be for what came
+             * after the attempt that completed: not used, so passed on, as a cancel
+             * does (rule 4). One held from before this poll was used by its attempts. */
+            if (zc__waitlist_unregister(wl, node) && registered) zc__wait_pass_on(ch, side);
             zc__wait_pay(ch, side, owed); /* our node is off the list */
             return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }

@@ -95,6 +95,7 @@ void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->locked, false);
     wl->head = wl->tail = NULL;
     wl->waking_all = 0;
+    wl->passes = 0;
     atomic_init(&wl->notified, 0);
 }
 
@@ -156,6 +157,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
         return false;
     }
     unlink_node(wl, n);
+    wl->passes += passing;
     /* seq_cst: read by pass-ons (zc__waitlist_notified); the owner takes it off. */
     atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
     zc_waker w = n->waker;

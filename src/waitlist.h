@@ -9,9 +9,11 @@
  * One wake-up per thing made available (waker rules 4 and 5): a call that makes n
  * messages or slots available wakes up to n linked waiters, one each (notify_n). A woken
  * waiter holds its wake-up (WOKEN, counted in `notified`) until its owner acts on it: a
- * poll that completes or registers again uses it; a cancel passes it on (pass_on) if
- * another waiter could use it; a poll that steps off to be polled again soon keeps it
- * (step_off). So every wake is owed to one message, one slot, a close, or a wake-up
+ * poll that registers again, or completes, uses one it held when the poll began; a
+ * cancel passes it on (pass_on) if another waiter could use it, and so does a poll that
+ * completes with a wake-up that came for its own registration (it may be for what came
+ * after the attempt that completed); a poll that steps off to be polled again soon keeps
+ * it (step_off). So every wake is owed to one message, one slot, a close, or a wake-up
  * passed on unused.
  *
  * Node states (zc__node.state):
@@ -62,6 +64,7 @@ typedef struct zc__waitlist {
     zc__node *head; /* oldest waiter; guarded by locked */
     zc__node *tail;
     unsigned waking_all; /* notify_all calls in progress; guarded by locked */
+    size_t passes;       /* wakes made by pass-ons, a statistic; guarded by locked */
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
     _Atomic size_t notified;

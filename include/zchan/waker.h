@@ -44,8 +44,10 @@
  * before and not polled yet: a woken future acts only when its executor polls it, and
  * no future waits on another executor's polls. A woken future uses its wake-up when it
  * is polled (it completes, or finds nothing and waits again); one cancelled before that
- * poll passes the wake-up on to the next waiter if that one could use it. So every wake
- * of a future is owed to one message, one slot, a close, or a wake-up passed on unused.
+ * poll passes the wake-up on to the next waiter if that one could use it, and so does a
+ * poll that completes after a wake came for the registration it made in that same poll
+ * (the wake may be for what came after its successful attempt). So every wake of a
+ * future is owed to one message, one slot, a close, or a wake-up passed on unused.
  * The price is futile polls where one task sends (receives) in a loop: the first polled
  * takes what the others were woken for, and they find the channel full (empty) again.
  *

@@ -46,8 +46,9 @@
  *    PENDING from the ring -> zc__waitlist_step_off, then zc__wake_self unless this
  *    poll registered and the step-off found a wake-up held (that wake asks for the next
  *    poll, and a self-wake on top would be a second call for one registration),
- *    PENDING. OK/CLOSED -> zc__waitlist_unregister (a wake-up held was used: nothing is
- *    passed on; but see RECHECK_PASS_ON), then zc__wait_pay.
+ *    PENDING. OK/CLOSED -> zc__waitlist_unregister; a wake-up that came for this poll's
+ *    registration is passed on, one held from before the poll was used (see
+ *    RECHECK_PASS_ON); then zc__wait_pay.
  *  - chan_close: set the mark, then zc__waitlist_notify_all on both lists.
  * Every lock-protected section is one atomic step (the lock serialises them; the only
  * lock-free reads of what they write are the waiter count, `notified` and the owner's
@@ -79,13 +80,13 @@
  * poll still counts on that wake for its next poll (no self-wake): one message wakes two
  * receivers, and P6 fails (two receivers, one sender of two messages).
  *
- * Variants of the completion: RECHECK_PASS_ON=0 (the default, the code) counts a
- * wake-up held at completion as used, also one that came during the poll that
- * registered and then completed by its re-check; P3 fails (1 receiver, 2 senders,
- * capacity 1): a sender still linked while its re-check sends is woken for the slot a
- * receive frees after that send, and the sender behind it stays parked with the slot
- * free. RECHECK_PASS_ON=1 counts such a wake-up as unused (no poll came after it) and
- * passes it on as a cancel does (zc__chan_pass_on_recv / _send); P3 to P6 hold.
+ * Variants of the completion: RECHECK_PASS_ON=1 (the default, the code) counts a
+ * wake-up that came during the poll that registered and then completed by its re-check
+ * as unused (no poll came after it) and passes it on as a cancel does
+ * (zc__chan_pass_on_recv / _send); P3 to P6 hold. RECHECK_PASS_ON=0 counts it as used;
+ * P3 fails (1 receiver, 2 senders, capacity 1): a sender still linked while its re-check
+ * sends is woken for the slot a receive frees after that send, and the sender behind it
+ * stays parked with the slot free (tests/reliability/test_herd.c forces that case).
  *
  * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
  * check must fail (check.sh --mutants runs them, so the properties are known to bite):
@@ -148,7 +149,7 @@
 #define FIX_PENDING 1 /* wait.c: the PENDING path steps off keeping a held wake-up */
 #endif
 #ifndef RECHECK_PASS_ON
-#define RECHECK_PASS_ON 0 /* wait.c: a completion passes nothing on */
+#define RECHECK_PASS_ON 1 /* wait.h: a completion passes on a wake-up its own poll's registration got */
 #endif
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0

@@ -1,4 +1,7 @@
-/* Waker rule 5 (no herd) where a poll meets a peer in the middle of an operation.
+/* Wake-up accounting at the edges of a poll: waker rule 5 (no herd) where a poll meets
+ * a peer in the middle of an operation, and rule 4 (no lost wake-up) where a poll
+ * completes through its re-check while a wake for something else reaches its
+ * registration.
  *
  * A pending future that polls again and finds the slot it needs claimed by a peer and
  * not yet published (or not yet released) steps off its waiter list and returns
@@ -168,12 +171,61 @@ static void test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on(vo
     fixture_done(&f);
 }
 
+/* Rule 4 where a poll completes through its re-check. Sender s[0] finds bounded(1) full
+ * and is about to register when a receive frees the slot (no waiter is linked yet, so
+ * it wakes no one); s[0] registers and its re-check sends into that slot. While s[0]
+ * is still linked, s[1] comes to wait behind it and a second receive frees the slot
+ * again: its one wake goes to s[0], the oldest linked. s[0] completes without using
+ * that wake-up (its send went into the first slot), so it must pass it on: s[1] is
+ * woken, and sends. All on one thread, driven by the hook points. */
+typedef struct recheck {
+    fixture *f;
+    zc_send *s;
+    int phase; /* 0: wait for s[0]'s registration; 1: for its re-check's publish; 2: done;
+                * -1: inside the test's own receive */
+} recheck;
+
+static void recheck_hook(zc__hook_point point, void *ctx) {
+    recheck *r = ctx;
+    if (r->phase == 0 && point == ZC__HOOK_WAIT_REGISTERING) {
+        r->phase = -1; /* the receive's own hook points are not s[0]'s */
+        expect_u64(r->f->rx, 1); /* the slot frees; nobody is linked to be woken */
+        r->phase = 1;
+    } else if (r->phase == 1 && point == ZC__HOOK_SLOT_PUBLISHED) {
+        r->phase = 2;
+        assert_int_equal(zc_send_poll(&r->s[1], &r->f->w[1]), ZC_PENDING); /* behind s[0] */
+        expect_u64(r->f->rx, 100); /* s[0]'s message: the slot frees again */
+    }
+}
+
+static void test_poll_completing_through_its_recheck_passes_an_unused_wake_on(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx, 1);
+    zc_send s[2];
+    uint64_t msgs[2] = {100, 101};
+    zc_send_init(&s[0], f.tx, &msgs[0]);
+    zc_send_init(&s[1], f.tx, &msgs[1]);
+    recheck r = {&f, s, 0};
+    zc__test_set_hook(recheck_hook, &r);
+    assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
+    zc__test_set_hook(NULL, NULL);
+    assert_int_equal(r.phase, 2);
+    assert_int_equal(wakes(&f, 0), 1); /* the second slot's wake, for s[0]'s registration */
+    assert_int_equal(wakes(&f, 1), 1); /* passed on: s[1] is not left waiting beside a free slot */
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
+    expect_u64(f.rx, 101);
+    fixture_done(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_receiver_woken_while_stalled_keeps_the_wake_and_wakes_no_other),
         cmocka_unit_test(test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on),
         cmocka_unit_test(test_sender_woken_while_stalled_keeps_the_wake_and_wakes_no_other),
         cmocka_unit_test(test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on),
+        cmocka_unit_test(test_poll_completing_through_its_recheck_passes_an_unused_wake_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
