@@ -167,6 +167,9 @@ MUTANTS = [
            test="test_future"),
     Mutant("pop_counts_no_freed_slot", "src/queue/queue.h",
            "    *freed += s == ZC_OK;\n", "", test="test_future"),
+    Mutant("spin_attempt_waits_out_peer", "src/block.c",
+           "    return zc__chan_recv(a->ch, a->buf);", "    return zc_try_recv(&a->ch->rx, a->buf);",
+           test="test_scenarios_block", preset="hooks"),
     # ---- caught only by the whole run (stress, fuzz corpus, scenarios) ----
     Mutant("unbounded_capacity_reported", "src/chan.c",
            "out->capacity = zc__queue_capacity(&ch->q);",
@@ -226,8 +229,6 @@ MUTANTS = [
            "    zc__chan *ch = f->zc__tx->ch;", "    zc__chan *ch = f->zc__tx->ch;"),
     Mutant("spin_misses_close_after_slice", "src/spin.c",
            "sp->over = zc__chan_look(ch, true, 0, true) == ZC__LOOK_CLOSED;", "sp->over = false;"),
-    Mutant("spin_attempt_waits_out_peer", "src/block.c",
-           "    return zc__chan_recv(a->ch, a->buf);", "    return zc_try_recv(&a->ch->rx, a->buf);"),
     Mutant("commit_lets_one_through", "src/permit.c",
            "zc__chan_wake_receivers(ch, run > 0 ? run : 1);",
            "(void)run; zc__chan_wake_receivers(ch, 1);"),
