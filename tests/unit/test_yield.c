@@ -631,6 +631,33 @@ SKIPPED_HERE(test_a_thread_under_a_real_time_or_idle_policy_skips_the_lone_stage
 
 #endif
 
+/* The attempt handed to zc__spin below: counts its calls; never goes through. */
+static zc_status counted_send_attempt(void *arg) {
+    unsigned *calls = arg;
+    (*calls)++;
+    return ZC_FULL;
+}
+
+/* A send's spin looks for the close at every look (spin.h): on a closed channel that is
+ * full it returns ZC_CLOSED at its first look, making no attempt, rather than spinning
+ * on the full slot until it would park. */
+static void test_a_send_spin_on_a_closed_full_channel_returns_closed_at_once(void **unused) {
+    (void)unused;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
+    uint64_t msg = 7;
+    assert_int_equal(zc_try_send(tx, &msg), ZC_OK);
+    assert_true(zc_sender_close(tx));
+    unsigned calls = 0;
+    zc__limit limit = zc__limit_after(UINT64_MAX);
+    assert_int_equal(zc__spin(tx->ch, false, counted_send_attempt, &calls, &limit), ZC_CLOSED);
+    assert_int_equal(calls, 0);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_yield_that_runs_another_thread_naps_once_per_interval),
@@ -644,6 +671,7 @@ int main(void) {
         cmocka_unit_test(test_a_timed_wait_beside_a_busy_thread_is_a_slice_late_at_most),
         cmocka_unit_test(test_closed_is_told_without_yielding_beside_a_busy_thread),
         cmocka_unit_test(test_a_close_during_the_spin_is_told_within_slices_beside_a_busy_thread),
+        cmocka_unit_test(test_a_send_spin_on_a_closed_full_channel_returns_closed_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
