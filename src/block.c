@@ -44,31 +44,45 @@ static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit) {
     return zc__block_on(&o, recv_poll, recv_cancel, limit, false);
 }
 
-/* The spin's attempts (spin.h): one attempt of the channel's, which makes its wakes and
- * reports a peer mid-operation (ZC_PENDING) rather than wait past the deadline for it. */
+/* The spin's attempts (spin.h): on a bounded channel the queue's first attempt alone,
+ * which reads only the caller's own end of the ring and the slot and never waits for a
+ * peer (a timed call must not wait past its deadline for one held mid-operation), with
+ * the wake it owes; on an unbounded one a full attempt (zc__chan_send / recv), which
+ * reports such a peer as ZC_PENDING. Inline, with the constant size 8 where it applies:
+ * most blocking calls complete at this first attempt. */
 typedef struct spin_arg {
     zc__chan *ch;
     void *buf;
 } spin_arg;
 
-static zc_status send_attempt(void *arg) {
+static inline zc_status send_attempt(void *arg) {
     spin_arg *a = arg;
-    return zc__chan_send(a->ch, a->buf);
+    zc__queue *q = &a->ch->q;
+    if (!zc__queue_bounded(q)) return zc__chan_send(a->ch, a->buf);
+    unsigned sent = zc__queue_push_first8(q, a->buf);
+    if (sent == ZC__QUEUE_FIRST_GENERIC) sent = zc__queue_push_first(q, a->buf);
+    return sent ? zc__chan_sent(a->ch) : ZC_FULL;
 }
 
-static zc_status recv_attempt(void *arg) {
+static inline zc_status recv_attempt(void *arg) {
     spin_arg *a = arg;
-    return zc__chan_recv(a->ch, a->buf);
+    zc__queue *q = &a->ch->q;
+    if (!zc__queue_bounded(q)) return zc__chan_recv(a->ch, a->buf);
+    unsigned got = zc__queue_pop_first8(q, a->buf);
+    if (got == ZC__QUEUE_FIRST_GENERIC) got = zc__queue_pop_first(q, a->buf);
+    return got ? zc__chan_received(a->ch) : ZC_EMPTY;
 }
 
-/* A blocking or timed call: spin first (spin.h), while its limit has not passed (a
- * timeout of 0 or a deadline already past: no spin, one attempt), then run the future
- * until the same deadline, its park sleeping at once: on an oversubscribed machine the
- * CPU a sleeper leaves can run a thread that can move. */
+/* A blocking or timed call: its first attempt, then a spin (spin.h) while its limit has
+ * not passed (a timeout of 0 or a deadline already past: no spin, one attempt), then
+ * the future until the same deadline, its park sleeping at once: on an oversubscribed
+ * machine the CPU a sleeper leaves can run a thread that can move. */
 static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
     if (tx && msg && !zc__limit_spent(limit)) {
         spin_arg a = {tx->ch, (void *)msg};
-        zc_status s = zc__spin(tx->ch, false, send_attempt, &a, &limit);
+        zc_status s = send_attempt(&a);
+        if (s == ZC_FULL || s == ZC_PENDING)
+            s = zc__spin(tx->ch, false, send_attempt, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
     return send_wait(tx, msg, limit); /* NULL tx or msg: ZC_EINVAL */
@@ -77,7 +91,9 @@ static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
 static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit) {
     if (rx && out && !zc__limit_spent(limit)) {
         spin_arg a = {rx->ch, out};
-        zc_status s = zc__spin(rx->ch, true, recv_attempt, &a, &limit);
+        zc_status s = recv_attempt(&a);
+        if (s == ZC_EMPTY || s == ZC_PENDING)
+            s = zc__spin(rx->ch, true, recv_attempt, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
     return recv_wait(rx, out, limit); /* NULL rx or out: ZC_EINVAL */

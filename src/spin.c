@@ -17,7 +17,7 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
         if (now < sp->watch_end_ns) {
             unsigned pauses = 1u << (sp->rounds < 3 ? sp->rounds : 3);
             sp->rounds++;
-            (void)zc__chan_look(ch, recv, pauses, false); /* the watch; the attempt decides */
+            zc__queue_watch(&ch->q, recv, pauses); /* the watch; the attempt decides */
             return true;
         }
     }
@@ -50,23 +50,23 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
     return true;
 }
 
-/* One look, and an attempt if it says go: a final status, or ZC_PENDING (not now). */
+/* One attempt: a final status, or ZC_PENDING (not now). A send that did not go through
+ * looks for the close (on its own end of the queue). */
 static zc_status try_once(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg) {
-    zc__look look = zc__chan_look(ch, recv, 0, !recv);
-    if (look == ZC__LOOK_CLOSED) return ZC_CLOSED; /* a send: nothing sent */
-    if (look == ZC__LOOK_WAIT) return ZC_PENDING;
     zc_status s = attempt(arg);
-    return s == ZC_FULL || s == ZC_EMPTY ? ZC_PENDING : s; /* ZC_PENDING: a peer mid-way */
+    if (s != ZC_FULL && s != ZC_EMPTY && s != ZC_PENDING) return s;
+    if (!recv && zc__chan_is_closed(ch)) return ZC_CLOSED; /* the close mark: on tail */
+    return ZC_PENDING;
 }
 
 zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *arg,
                    zc__limit *limit) {
-    zc_status s = try_once(ch, recv, attempt, arg);
-    if (s != ZC_PENDING) return s;
+    /* The caller's first attempt did not go through; a send's may have met the close. */
+    if (!recv && zc__chan_is_closed(ch)) return ZC_CLOSED; /* the close mark: on tail */
     uint64_t deadline_ns = zc__limit_deadline(*limit); /* the clock only to wait */
     zc__spin_state sp = ZC__SPIN_INIT;
     while (!zc__deadline_passed(deadline_ns) && zc__spin_snooze(ch, &sp, recv)) {
-        s = try_once(ch, recv, attempt, arg);
+        zc_status s = try_once(ch, recv, attempt, arg);
         if (s != ZC_PENDING) return s;
     }
     *limit = zc__limit_until(deadline_ns);

@@ -131,15 +131,6 @@ size_t zc__queue_freed_mark(const zc__queue *q) {
                : 0;
 }
 
-void zc__queue_watch(const zc__queue *q, bool recv, unsigned pauses) {
-    if (q->kind == ZC__QUEUE_RING) {
-        const zc__ring *r = &q->u.ring;
-        zc__ring_watch(r, recv ? &r->head : &r->tail, pauses);
-    } else {
-        for (unsigned i = 0; i < pauses; i++) zc__cpu_relax();
-    }
-}
-
 void zc__queue_discard(zc__queue *q, void (*drop)(void *msg, void *ctx), void *ctx) {
     if (q->kind == ZC__QUEUE_RING)
         zc__ring_discard(&q->u.ring, drop, ctx);

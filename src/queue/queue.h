@@ -161,7 +161,14 @@ static inline bool zc__queue_looks_empty(const zc__queue *q) {
 
 /* Wait for at most `pauses` pause instructions while the slot a receive (recv) or send
  * needs keeps what it holds (bounded; an unbounded queue just pauses). A hint only. */
-void zc__queue_watch(const zc__queue *q, bool recv, unsigned pauses);
+static inline void zc__queue_watch(const zc__queue *q, bool recv, unsigned pauses) {
+    if (q->kind == ZC__QUEUE_RING) {
+        const zc__ring *r = &q->u.ring;
+        zc__ring_watch(r, recv ? &r->head : &r->tail, pauses);
+    } else {
+        for (unsigned i = 0; i < pauses; i++) zc__cpu_relax();
+    }
+}
 
 /* After close with no receiver left: hand every message held to drop (if not NULL) and
  * free what held them. One thread; senders that claimed before the close are waited for. */

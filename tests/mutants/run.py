@@ -54,14 +54,15 @@ MUTANTS = [
            "    if (f && f->ctx == ctx && f->release) f->release(f);",
            "    if (f && f->ctx == ctx && f->release && 0) f->release(f);", test="test_waitlist"),
     Mutant("closed_poll_keeps_node", "src/wait.h",
-           "            zc__waitlist_unregister(wl, node); /* a wake-up held was used: not passed on */\n",
+           "            if (zc__waitlist_unregister(wl, node) && registered) zc__wait_pass_on(ch, side);\n",
            "", test="test_closed"),
     Mutant("closed_cancel_keeps_node", "src/wait.c",
            "    default: zc__waitlist_unregister(&ch->close_waiters, node); break; /* close wakes all */",
            "    default: break;", test="test_closed"),
     Mutant("send_spin_misses_close", "src/spin.c",
-           "zc__look look = zc__chan_look(ch, recv, 0, !recv);",
-           "zc__look look = zc__chan_look(ch, recv, 0, false);", test="test_yield"),
+           "    if (!recv && zc__chan_is_closed(ch)) return ZC_CLOSED; /* the close mark: on tail */\n"
+           "    uint64_t deadline_ns",
+           "    uint64_t deadline_ns", test="test_yield"),
     Mutant("chan_look_ignores_close", "src/chan.c",
            "    if (see_close && zc__queue_is_closed(&ch->q)) return ZC__LOOK_CLOSED;\n",
            "    (void)see_close;\n", test="test_yield"),
@@ -168,7 +169,8 @@ MUTANTS = [
     Mutant("pop_counts_no_freed_slot", "src/queue/queue.h",
            "    *freed += s == ZC_OK;\n", "", test="test_future"),
     Mutant("spin_attempt_waits_out_peer", "src/block.c",
-           "    return zc__chan_recv(a->ch, a->buf);", "    return zc_try_recv(&a->ch->rx, a->buf);",
+           "    unsigned got = zc__queue_pop_first8(q, a->buf);",
+           "    return zc_try_recv(&a->ch->rx, a->buf);\n    unsigned got = zc__queue_pop_first8(q, a->buf);",
            test="test_scenarios_block", preset="hooks"),
     # ---- caught only by the whole run (stress, fuzz corpus, scenarios) ----
     Mutant("unbounded_capacity_reported", "src/chan.c",
@@ -199,7 +201,7 @@ MUTANTS = [
            "    wait_not_waking(node); /* now WOKEN, and kept so: the next poll uses the wake-up */\n"
            "    return true;",
            "    (void)zc__waitlist_unregister_slow(wl, storage);\n    notify(wl, true);\n"
-           "    return true;"),
+           "    return true;", test="test_herd", preset="hooks"),
     Mutant("spare_segment_not_zeroed", "src/queue/segq.c", "        memset(s, 0, q->seg_bytes);\n", ""),
     Mutant("segment_freed_under_reader", "src/queue/segq.c", "    return all != 0;",
            "    (void)all; return true;"),
