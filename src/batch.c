@@ -135,7 +135,7 @@ static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
         return false; /* offered down the list already, or no room at all */
     f->zc__passed = true;
     f->zc__passed_head = head;
-    zc__chan_cancel_send(ch, &f->zc__node); /* passes it on; now IDLE: to the back */
+    zc__wait_cancel(ch, ZC__SIDE_SEND, &f->zc__node); /* passes it on; now IDLE: to the back */
     return true;
 }
 
@@ -212,7 +212,7 @@ size_t zc_send_many_sent(const zc_send_many *f) { return f ? f->zc__sent : 0; }
 
 void zc_send_many_cancel(zc_send_many *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
-    zc__chan_cancel_send(f->zc__tx->ch, &f->zc__node);
+    zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
 void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx) {

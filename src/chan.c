@@ -12,7 +12,6 @@
 #include "hooks.h"
 
 #include <assert.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,14 +197,6 @@ void zc__chan_pass_on_send(zc__chan *ch) {
     zc__queue_skip_holes(&ch->q);
     if (zc__waitlist_wake_has_work(&ch->send_waiters, send_avail, ch))
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send_again, ch);
-}
-
-void zc__chan_cancel_recv(zc__chan *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->recv_waiters, node)) zc__chan_pass_on_recv(ch);
-}
-
-void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node) {
-    if (zc__waitlist_unregister(&ch->send_waiters, node)) zc__chan_pass_on_send(ch);
 }
 
 /* zc_try_send after its first attempt did not go through at once. A full attempt's

@@ -123,13 +123,10 @@ typedef enum zc__look {
  * Unbounded: always ZC__LOOK_GO unless closed. */
 zc__look zc__chan_look(zc__chan *ch, bool recv, unsigned pauses, bool see_close);
 
-/* Take a receive / send waiter node off its list for a cancel: a wake-up it held and
- * did not use is passed on if a peer of its kind could use one now (waker rule 4). */
-void zc__chan_cancel_recv(zc__chan *ch, zc__waiter *node);
-void zc__chan_cancel_send(zc__chan *ch, zc__waiter *node);
-
-/* The passing-on half of those: wake one waiting receiver / sender if one is linked and
- * could make progress now; for select, which takes all its nodes off first. */
+/* Pass on a wake-up a receive / send waiter node held and did not use: wake one waiting
+ * receiver / sender if one is linked and could make progress now (waker rule 4). A
+ * cancel (zc__wait_cancel) does it after taking its node off; select after taking all
+ * its nodes off. */
 void zc__chan_pass_on_recv(zc__chan *ch);
 void zc__chan_pass_on_send(zc__chan *ch);
 

@@ -7,7 +7,8 @@
  * looks at the receivers' waiter count [F1]; release turns it into a hole, wakes a
  * receiver that may be waiting behind it, and a sender if the release freed the slot at
  * once. A reservation future waits as a send future does (zc__wait). The orderings are
- * ring.c's ([S1], [S3]) and chan.h's ([F1]); the atomics here are two bounds and hints.
+ * ring.c's ([S1], [S3]) and chan.h's ([F1]); the atomics here are a relaxed bound on
+ * the wakes and the acquire look at the receivers' count ([H1]).
  *
  * Unbounded: there is always room, so a reservation only checks the close mark and a
  * commit is a plain send.

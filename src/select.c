@@ -12,7 +12,7 @@
  * Several cases may wait on one channel, and an inline executor polls from inside the
  * wake, so a wake the select made to itself would nest a poll inside its own. So every
  * node is taken off its list before any wake-up is passed on (select_finish) or any wake
- * an attempt owes is made (select_pay).
+ * an attempt owes is made (zc__wait_pay).
  *
  * Fairness. Until a select has completed once, each walk attempts the cases in a
  * uniformly random order (Go's select), so the case chosen is uniform among the cases
@@ -124,9 +124,12 @@ static zc__chan *case_chan(const zc_select_case *c) {
                            : ((zc_sender *)c->zc__handle)->ch;
 }
 
+static zc__side case_side(const zc_select_case *c) {
+    return case_is_recv(c) ? ZC__SIDE_RECV : ZC__SIDE_SEND;
+}
+
 static zc__waitlist *case_list(const zc_select_case *c) {
-    zc__chan *ch = case_chan(c);
-    return case_is_recv(c) ? &ch->recv_waiters : &ch->send_waiters;
+    return zc__wait_list(case_chan(c), case_side(c));
 }
 
 /* One attempt at the case's operation, its wakes owed (chan.h): ZC_OK, ZC_CLOSED,
@@ -135,20 +138,6 @@ static zc__waitlist *case_list(const zc_select_case *c) {
 static zc_status case_try(const zc_select_case *c, unsigned *owed) {
     return case_is_recv(c) ? zc__chan_recv_attempt(case_chan(c), c->zc__out, owed)
                            : zc__chan_send_attempt(case_chan(c), (void *)c->zc__msg, owed);
-}
-
-/* Make the wakes an attempt of case c owed: to senders for slots a receive freed, to a
- * receiver for a message sent. Only with no node of the select on a list. */
-static void select_pay(zc__chan *ch, bool recv, unsigned owed) {
-    zc__wait_pay(ch, recv ? ZC__SIDE_RECV : ZC__SIDE_SEND, owed);
-}
-
-/* Pass on a wake-up a node of this kind absorbed, on its channel. */
-static void case_pass_on(zc__chan *ch, bool recv) {
-    if (recv)
-        zc__chan_pass_on_recv(ch);
-    else
-        zc__chan_pass_on_send(ch);
 }
 
 /* Take every enabled case's node off its list, then pass on the wake-ups they held
@@ -166,7 +155,7 @@ static void select_finish(zc_select *s, size_t used, bool pass_on) {
         zc_select_case *c = &s->zc__cases[i];
         if (!(c->zc__kind & CASE_ABSORBED)) continue;
         c->zc__kind &= ~(unsigned)CASE_ABSORBED;
-        case_pass_on(case_chan(c), case_is_recv(c));
+        zc__wait_pass_on(case_chan(c), case_side(c));
     }
 }
 
@@ -179,10 +168,10 @@ void zc_select_disable(zc_select *s, size_t index) {
     zc_select_case *c = &s->zc__cases[index];
     if (!c->zc__handle) return;
     zc__chan *ch = case_chan(c);
-    bool recv = case_is_recv(c);
+    zc__side side = case_side(c);
     bool absorbed = zc__waitlist_unregister(case_list(c), &c->zc__node);
     c->zc__handle = NULL; /* disabled before any wake it passes on can reach this select */
-    if (absorbed) case_pass_on(ch, recv);
+    if (absorbed) zc__wait_pass_on(ch, side);
 }
 
 /* Whether every enabled case has its buffer; *bad is the first that has not. Counts the
@@ -225,7 +214,7 @@ typedef struct walk_result {
     size_t closed; /* ZC_SELECT_SKIP_CLOSED: the cases found closed */
 } walk_result;
 
-/* Attempt case c in a walk: true if it completed (the select is over: its status in
+/* Attempt case i in a walk: true if it completed (the select is over: its status in
  * *st). A case skipped for being closed, or not ready, is noted in *wr. */
 static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
                       zc_status *st) {
@@ -248,7 +237,7 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
              * wake whom the slots are for, and register again later. */
             select_finish(s, s->zc__n, false);
             *registered = false;
-            select_pay(case_chan(c), case_is_recv(c), owed);
+            zc__wait_pay(case_chan(c), case_side(c), owed);
         }
         wr->busy |= *st == ZC_PENDING;
         return false;
@@ -256,7 +245,7 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     /* Every node; the chosen one used a wake-up it held from an earlier poll, while one
      * that came for this poll's registration may be unused: passed on (wait.h). */
     select_finish(s, *registered ? s->zc__n : i, true);
-    select_pay(case_chan(c), case_is_recv(c), owed);
+    zc__wait_pay(case_chan(c), case_side(c), owed);
     return true;
 }
 

@@ -6,9 +6,6 @@
  */
 #include "wait.h"
 
-#include "backoff.h"
-#include "hooks.h"
-
 /* Self-wakes this thread is inside (wait.h). Only this thread reads or writes it. */
 static _Thread_local unsigned self_wakes;
 
@@ -20,10 +17,8 @@ void zc__wake_self(const zc_waker *w) {
 
 bool zc__in_self_wake(void) { return self_wakes > 0; }
 
+/* A close wakes every waiter of the closed-event list: nothing to pass on there
+ * (zc__wait_pass_on does nothing for it). */
 void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node) {
-    switch (side) {
-    case ZC__SIDE_RECV: zc__chan_cancel_recv(ch, node); break;
-    case ZC__SIDE_SEND: zc__chan_cancel_send(ch, node); break;
-    default: zc__waitlist_unregister(&ch->close_waiters, node); break; /* close wakes all */
-    }
+    if (zc__waitlist_unregister(zc__wait_list(ch, side), node)) zc__wait_pass_on(ch, side);
 }

@@ -171,13 +171,11 @@ static bool notify(zc__waitlist *wl, bool passing) {
     zc__wake_current = &frame.base;
     w.wake(w.ctx);
     frame.in_wake = false;
-    if (frame.node == n) {
-        /* [W1] release: our wake call is over; the owner may free the node now. */
-        atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
-    }
-    /* The pass-ons deferred to this notify, one after the other. The frame stays on the
-     * chain (with no node) while they run, so those their wakes defer come here too. */
-    frame.node = NULL;
+    /* Our wake call is over: the node becomes WOKEN ([W1]) unless the wake released it
+     * early. The pass-ons deferred to this notify then run one after the other; the
+     * frame stays on the chain (with no node) while they run, so those their wakes defer
+     * come here too. */
+    release_frame(&frame.base);
     while (frame.passes > 0) {
         frame.passes--;
         frame.again(frame.again_arg);
@@ -268,11 +266,9 @@ static bool unlink_waiting(zc__waitlist *wl, zc__node *node) {
 }
 
 bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *storage) {
+    /* Off the list, or WOKEN and holding its wake-up (zc__waitlist_step_off). */
+    if (!zc__waitlist_step_off(wl, storage)) return false;
     zc__node *node = zc__node_of(storage);
-    /* Acquire: see zc__waitlist_is_idle; not IDLE, so examined again below. */
-    unsigned st = atomic_load_explicit(node_state(node), memory_order_acquire);
-    if (st == ZC__WAITING && unlink_waiting(wl, node)) return false;
-    wait_not_waking(node); /* now WOKEN */
     atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed); /* owner only */
     /* Its wake-up is acted on: used, or passed on by the caller. [N2] seq_cst: before
      * the caller's look at the queue and at the count (zc__waitlist_notified). */

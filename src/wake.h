@@ -15,7 +15,7 @@
 typedef struct zc__wake_frame zc__wake_frame;
 struct zc__wake_frame {
     const void *ctx;                       /* the context of the wake in progress */
-    void (*release)(zc__wake_frame *self); /* NULL: nothing to release */
+    void (*release)(zc__wake_frame *self); /* makes the wake's node WOKEN now */
 };
 
 /* The innermost wake this thread is inside; NULL outside every wake. Thread-local:
@@ -26,7 +26,7 @@ extern ZC__TLS_FAST zc__wake_frame *zc__wake_current;
  * wake of ctx, release it. Otherwise nothing. */
 static inline void zc__wake_release(const void *ctx) {
     zc__wake_frame *f = zc__wake_current;
-    if (f && f->ctx == ctx && f->release) f->release(f);
+    if (f && f->ctx == ctx) f->release(f);
 }
 
 #endif /* ZCHAN_SRC_WAKE_H */

@@ -35,7 +35,7 @@
  *  - zc__wait_pay (zc__chan_wake_receivers / _senders): the wakes an attempt owes,
  *    made by zc__waitlist_notify_n on the other side's list once the poll's own node is
  *    off its list.
- *  - zc__chan_cancel_recv / _send (zc__wait_cancel): zc__waitlist_unregister, and if it
+ *  - zc__wait_cancel (receive / send side): zc__waitlist_unregister, and if it
  *    held a wake-up, zc__chan_pass_on_recv / _send: if a waiter is counted, read what a
  *    woken waiter could take (recv_avail / send_avail: messages held or free slots,
  *    nothing once closed), then `notified` ([N1]), each its own step; if there is more
@@ -412,7 +412,7 @@ inline chan_pass_on(L) {
     fi
 }
 
-/* zc__chan_cancel_recv / _send (zc__wait_cancel): take the node off; pass a wake-up it
+/* zc__wait_cancel (receive / send side): take the node off; pass a wake-up it
  * held on. */
 inline chan_cancel(L, t) {
     waitlist_unregister(L, t, res, true);
