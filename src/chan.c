@@ -170,13 +170,6 @@ zc_status zc__chan_recv(zc__chan *ch, void *out) {
     return s;
 }
 
-zc__look zc__chan_look(zc__chan *ch, bool recv, unsigned pauses, bool see_close) {
-    if (pauses > 0) zc__queue_watch(&ch->q, recv, pauses);
-    if (see_close && zc__queue_is_closed(&ch->q)) return ZC__LOOK_CLOSED;
-    bool wait = recv ? zc__queue_looks_empty(&ch->q) : zc__queue_looks_full(&ch->q);
-    return wait ? ZC__LOOK_WAIT : ZC__LOOK_GO;
-}
-
 static void pass_on_recv_again(void *ch) { zc__chan_pass_on_recv(ch); }
 static void pass_on_send_again(void *ch) { zc__chan_pass_on_send(ch); }
 

@@ -108,21 +108,6 @@ zc_status zc__chan_recv(zc__chan *ch, void *out);
 /* Whether the channel is closed (seq_cst: usable as the re-check half of a wait). */
 static inline bool zc__chan_is_closed(zc__chan *ch) { return zc__queue_is_closed(&ch->q); }
 
-/* What the blocking layer's look at a channel says (zc__chan_look). */
-typedef enum zc__look {
-    ZC__LOOK_WAIT,   /* an attempt now would likely find the channel full (empty) */
-    ZC__LOOK_GO,     /* an attempt now looks likely to go through */
-    ZC__LOOK_CLOSED, /* closed (only when asked to look for it) */
-} zc__look;
-
-/* The one look the blocking layer's spin (spin.c) takes inside a channel: wait up to
- * `pauses` pause instructions for the slot a receive (recv) or send needs to change,
- * then say whether an attempt now looks likely to go through; with see_close, first
- * whether the channel is closed. Reads only the caller's own end of a bounded queue and
- * the slot (with see_close, the senders' end too), never the peer's index otherwise.
- * Unbounded: always ZC__LOOK_GO unless closed. */
-zc__look zc__chan_look(zc__chan *ch, bool recv, unsigned pauses, bool see_close);
-
 /* Pass on a wake-up a receive / send waiter node held and did not use: wake one waiting
  * receiver / sender if one is linked and could make progress now (waker rule 4). A
  * cancel (zc__wait_cancel) does it after taking its node off; select after taking all

@@ -1,8 +1,8 @@
 /*
  * spin.c: the blocking layer's spin before it parks (spin.h).
  *
- * No atomics of its own: the look is chan.c's (relaxed reads, a hint), the attempts the
- * channel's.
+ * No atomics of its own: the watch is the queue's (relaxed reads, a hint), the close
+ * check and the attempts the channel's.
  */
 #include "spin.h"
 
@@ -36,7 +36,7 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
     bool bounded_recv = recv && zc__queue_bounded(&ch->q);
     /* A bounded receive's looks do not see a close: look for it before the first yield
      * and after a yield that gave away a slice (ZC__SPIN_SLICE_NS). */
-    if (bounded_recv && sp->yields == 0 && zc__chan_look(ch, true, 0, true) == ZC__LOOK_CLOSED)
+    if (bounded_recv && sp->yields == 0 && zc__chan_is_closed(ch))
         return false;
     sp->yields++;
     if (!bounded_recv) {
@@ -46,7 +46,7 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
     uint64_t before = zc__clock_ns();
     zc__yield();
     if (zc__clock_ns() - before >= ZC__SPIN_SLICE_NS) /* it gave away a slice */
-        sp->over = zc__chan_look(ch, true, 0, true) == ZC__LOOK_CLOSED;
+        sp->over = zc__chan_is_closed(ch);
     return true;
 }
 

@@ -6,7 +6,7 @@
  * a few times, then (while its CPU has no other thread to run) goes on yielding for a
  * while, attempting after each: crossbeam's Backoff before its parking. A partner that
  * answers meanwhile is met with no waiter on the list. The attempts are the caller's
- * (block.c), made only when zc__chan_look (chan.h) says one looks likely to go through.
+ * (block.c).
  */
 #ifndef ZCHAN_SRC_SPIN_H
 #define ZCHAN_SRC_SPIN_H

@@ -69,7 +69,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
             if (blk == ZC__RING_BLOCK_FULL) return ZC_FULL;
             *freed += blk == ZC__RING_BLOCK_AGAIN; /* a hole skipped */
             if (blk == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+            tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* a guess, as above */
         }
     }
 }

@@ -41,7 +41,7 @@
  *    nothing once closed), then `notified` ([N1]), each its own step; if there is more
  *    than the woken waiters will take, zc__waitlist_notify_one.
  *  - a poll (zc__wait_slow): an attempt (or none, if the ring looks empty/full:
- *    zc__chan_look is a guess, so either at any time); EMPTY/FULL ->
+ *    zc__queue_looks_empty/_full is a guess, so either at any time); EMPTY/FULL ->
  *    zc__waitlist_register, attempt again (the re-check); still EMPTY/FULL -> PENDING.
  *    PENDING from the ring -> zc__waitlist_step_off, then zc__wake_self unless this
  *    poll registered and the step-off found a wake-up held (that wake asks for the next
@@ -522,7 +522,7 @@ inline chan_close() {
 inline poll(L, t, s, WOULD_WAIT) {
     if                                /* the first attempt, or none: a ring that looks */
     :: L == RECV -> recv_attempt(s)   /* empty (full) goes straight to the registration */
-    :: L == SEND -> send_attempt(s)   /* (zc__chan_look: relaxed loads, a guess that */
+    :: L == SEND -> send_attempt(s)   /* (zc__queue_looks_*: relaxed, a guess that */
     :: s = WOULD_WAIT                 /* may be stale: any state here) */
     fi;
     registered = false;

@@ -64,9 +64,6 @@ MUTANTS = [
            "    if (!recv && zc__chan_is_closed(ch)) return ZC_CLOSED; /* the close mark: on tail */\n"
            "    uint64_t deadline_ns",
            "    uint64_t deadline_ns", test="test_yield"),
-    Mutant("chan_look_ignores_close", "src/chan.c",
-           "    if (see_close && zc__queue_is_closed(&ch->q)) return ZC__LOOK_CLOSED;\n",
-           "    (void)see_close;\n", test="test_yield"),
     Mutant("notify_n_one_short", "src/waitlist.c",
            "while (n-- > 0 && notify(wl, false)) {", "while (n-- > 1 && notify(wl, false)) {",
            test="test_future"),
@@ -80,7 +77,7 @@ MUTANTS = [
            "if (!outermost || (outermost == innermost() && !outermost->in_wake)) {", "if (1) {",
            test="test_batch"),
     Mutant("spin_recv_misses_close", "src/spin.c",
-           "    if (bounded_recv && sp->yields == 0 && zc__chan_look(ch, true, 0, true) == ZC__LOOK_CLOSED)\n"
+           "    if (bounded_recv && sp->yields == 0 && zc__chan_is_closed(ch))\n"
            "        return false;\n", "", test="test_yield"),
     Mutant("lone_stage_for_realtime", "src/spin.c",
            "            if (!zc__thread_shares_fairly()) return false;\n", "", test="test_yield"),
@@ -231,7 +228,7 @@ MUTANTS = [
            "    if (f->zc__done) return (zc_status)(f->zc__done - 1);\n"
            "    zc__chan *ch = f->zc__tx->ch;", "    zc__chan *ch = f->zc__tx->ch;"),
     Mutant("spin_misses_close_after_slice", "src/spin.c",
-           "sp->over = zc__chan_look(ch, true, 0, true) == ZC__LOOK_CLOSED;", "sp->over = false;"),
+           "sp->over = zc__chan_is_closed(ch);", "sp->over = false;"),
     Mutant("commit_lets_one_through", "src/permit.c",
            "zc__chan_wake_receivers(ch, run > 0 ? run : 1);",
            "(void)run; zc__chan_wake_receivers(ch, 1);"),
