@@ -43,6 +43,14 @@ static inline bool zc__backoff_spun_out(const zc__backoff *b) {
     return b->step > ZC__BACKOFF_SPIN_LIMIT;
 }
 
+/* A peer mid-operation holds what an attempt needs: spin a little more (true), or, once
+ * the bounded spin is over, false (the attempt reports ZC_PENDING). */
+static inline bool zc__backoff_wait_peer(zc__backoff *b) {
+    if (zc__backoff_spun_out(b)) return false;
+    zc__backoff_snooze(b);
+    return true;
+}
+
 /* Where the kernel does not count a thread's involuntary switches (Linux does), a
  * sched_yield that takes at least this long ran another thread on this CPU. */
 #define ZC__YIELD_RAN_ANOTHER_NS 1000u

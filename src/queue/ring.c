@@ -102,7 +102,7 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
         } else {
             zc__ring_block b = zc__ring_send_blocked(r, tail, stamp);
             if (b == ZC__RING_BLOCK_FULL) return ZC_FULL;
-            if (b == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            if (b == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
             tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* a guess, as above */
         }
     }
@@ -160,7 +160,7 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
             zc__ring_block b = zc__ring_recv_blocked(r, head, stamp, skipped);
             if (b == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
             if (b == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
-            if (b == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            if (b == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
             head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
         }
     }

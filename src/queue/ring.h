@@ -95,7 +95,7 @@ typedef enum zc__ring_block {
     ZC__RING_BLOCK_EMPTY,  /* (a receive) nothing published at head, or a reservation */
     ZC__RING_BLOCK_CLOSED, /* (a receive) closed and drained */
     ZC__RING_BLOCK_AGAIN,  /* a hole skipped (or head moved): try again now */
-    ZC__RING_BLOCK_WAIT,   /* a peer mid-operation, or a stale index: zc__ring_wait_peer */
+    ZC__RING_BLOCK_WAIT,   /* a peer mid-operation, or a stale index: zc__backoff_wait_peer */
 } zc__ring_block;
 
 /* For a send at position pos whose slot carries stamp != pos. */
@@ -109,14 +109,6 @@ zc__ring_block zc__ring_recv_blocked(zc__ring *r, size_t head, size_t stamp, siz
 static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_t pos) {
     size_t s = stamp & ~r->mark_bit;
     return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);
-}
-
-/* A peer mid-operation holds the slot an attempt needs: spin a little more (true), or,
- * once the bounded spin is over, false (the attempt reports ZC_PENDING). */
-static inline bool zc__ring_wait_peer(zc__backoff *b) {
-    if (zc__backoff_spun_out(b)) return false;
-    zc__backoff_snooze(b);
-    return true;
 }
 
 /* ---- The hot path: the first attempt is inline; anything else goes to ring.c. */

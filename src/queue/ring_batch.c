@@ -68,7 +68,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
             zc__ring_block blk = zc__ring_send_blocked(r, pos, stamp);
             if (blk == ZC__RING_BLOCK_FULL) return ZC_FULL;
             *freed += blk == ZC__RING_BLOCK_AGAIN; /* a hole skipped */
-            if (blk == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            if (blk == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
             tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* a guess, as above */
         }
     }
@@ -113,7 +113,7 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
             zc__ring_block blk = zc__ring_recv_blocked(r, head, stamp, skipped);
             if (blk == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
             if (blk == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
-            if (blk == ZC__RING_BLOCK_WAIT && !zc__ring_wait_peer(&backoff)) return ZC_PENDING;
+            if (blk == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
             head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
         }
     }

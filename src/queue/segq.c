@@ -179,6 +179,12 @@ zc_status zc__segq_init(zc__segq *q, size_t elem_size) {
     return ZC_OK;
 }
 
+/* [A5] acquire: a head index past a boundary comes with the segment it moved to. */
+static void reload_head(zc__segq *q, size_t *head, struct zc__seg **seg) {
+    *head = atomic_load_explicit(&q->head_index, memory_order_acquire);
+    *seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);
+}
+
 /* [A3] acquire: a tail index past a boundary comes with its installed segment. */
 static void reload_tail(zc__segq *q, size_t *tail, struct zc__seg **seg) {
     *tail = atomic_load_explicit(&q->tail_index, memory_order_acquire);
@@ -231,8 +237,7 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
             /* Another sender is installing the next segment: once the spin is over,
              * ZC_PENDING (one preempted there holds up every sender). */
             status = ZC_PENDING;
-            if (zc__backoff_spun_out(&backoff)) break;
-            zc__backoff_snooze(&backoff);
+            if (!zc__backoff_wait_peer(&backoff)) break;
             reload_tail(q, &tail, &seg);
             continue;
         }
@@ -284,10 +289,8 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
         if (offset == ZC__SEG_CAP) {
             /* Another receiver is moving head to the next segment: as at the senders'
              * end, ZC_PENDING once the spin is over. */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
-            seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
+            if (!zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
+            reload_head(q, &head, &seg);
             continue;
         }
         size_t new_head = head + (1 << ZC__SEG_SHIFT);
@@ -304,10 +307,8 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
         }
         if (!seg) {
             /* The first segment is being installed by a sender (ZC_PENDING likewise). */
-            if (zc__backoff_spun_out(&backoff)) return ZC_PENDING;
-            zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&q->head_index, memory_order_acquire); /* [A5] */
-            seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);    /* [A5] */
+            if (!zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
+            reload_head(q, &head, &seg);
             continue;
         }
         /* [S1] seq_cst claim; failure reloads with [A5] acquire. */
