@@ -65,6 +65,7 @@ static bool send_many_args_ok(zc__chan *ch, const void *msgs, size_t n, unsigned
 
 zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
                            unsigned flags) {
+    ZC__CHECK_HANDLE(tx);
     if (sent) *sent = 0;
     if (!tx || !send_many_args_ok(tx->ch, msgs, n, flags)) return ZC_EINVAL;
     if (n == 0) return ZC_OK; /* a batch of 0: nothing to send */
@@ -93,6 +94,7 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
 }
 
 zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) {
+    ZC__CHECK_HANDLE(rx);
     if (got) *got = 0;
     if (!rx || (!out && max > 0) || !got) return ZC_EINVAL;
     if (max == 0) return ZC_OK; /* a batch of 0: nothing to take */
@@ -112,6 +114,7 @@ zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) 
 void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t n,
                        unsigned flags) {
     if (!f) return;
+    ZC__CHECK_HANDLE(tx);
     zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msgs = msgs;
@@ -163,6 +166,7 @@ static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch, bool *register
 }
 
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     if (!f || !f->zc__tx ||
         !send_many_args_ok(f->zc__tx->ch, f->zc__msgs, f->zc__n, f->zc__flags))
         return ZC_EINVAL;
@@ -212,11 +216,13 @@ size_t zc_send_many_sent(const zc_send_many *f) { return f ? f->zc__sent : 0; }
 
 void zc_send_many_cancel(zc_send_many *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
 void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx) {
     if (!f) return;
+    ZC__CHECK_HANDLE(rx);
     zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
@@ -238,6 +244,7 @@ static zc_status recv_many_attempt(zc__chan *ch, void *arg, unsigned *owed) {
 
 zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_t max,
                             size_t *got) {
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     if (got) *got = 0;
     if (!f || !f->zc__rx) return ZC_EINVAL;
     if (!w || !w->wake || (!out && max > 0) || !got) {
@@ -257,6 +264,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
 
 void zc_recv_many_cancel(zc_recv_many *f) {
     if (!f || !f->zc__rx) return;
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }
 
@@ -281,46 +289,52 @@ static zc_status recv_many_poll(void *op, const zc_waker *w) {
 static void recv_many_cancel(void *op) { zc_recv_many_cancel(&((recv_many_op *)op)->f); }
 
 static zc_status send_many_for(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
-                               unsigned flags, zc__limit limit) {
+                               unsigned flags, zc__limit limit, const char *call) {
     zc_send_many f;
     zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
-    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, limit, true);
+    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, limit, true, call);
     if (sent) *sent = zc_send_many_sent(&f);
     return s;
 }
 
 zc_status zc_send_many_timeout(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
                                unsigned flags, uint64_t timeout_ns) {
-    return send_many_for(tx, msgs, n, sent, flags, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(tx);
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_send_many_blocking(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
                                 unsigned flags) {
-    return zc_send_many_timeout(tx, msgs, n, sent, flags, UINT64_MAX);
+    ZC__CHECK_HANDLE(tx);
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_after(UINT64_MAX), __func__);
 }
 
 static zc_status recv_many_for(zc_receiver *rx, void *out, size_t max, size_t *got,
-                               zc__limit limit) {
+                               zc__limit limit, const char *call) {
     recv_many_op o = {.out = out, .max = max, .got = got};
     zc_recv_many_init(&o.f, rx); /* bad arguments: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_many_poll, recv_many_cancel, limit, true);
+    return zc__block_on(&o, recv_many_poll, recv_many_cancel, limit, true, call);
 }
 
 zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,
                                uint64_t timeout_ns) {
-    return recv_many_for(rx, out, max, got, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(rx);
+    return recv_many_for(rx, out, max, got, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_recv_many_blocking(zc_receiver *rx, void *out, size_t max, size_t *got) {
-    return zc_recv_many_timeout(rx, out, max, got, UINT64_MAX);
+    ZC__CHECK_HANDLE(rx);
+    return recv_many_for(rx, out, max, got, zc__limit_after(UINT64_MAX), __func__);
 }
 
 zc_status zc_send_many_until(zc_sender *tx, const void *msgs, size_t n, size_t *sent,
                              unsigned flags, uint64_t deadline_ns) {
-    return send_many_for(tx, msgs, n, sent, flags, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(tx);
+    return send_many_for(tx, msgs, n, sent, flags, zc__limit_until(deadline_ns), __func__);
 }
 
 zc_status zc_recv_many_until(zc_receiver *rx, void *out, size_t max, size_t *got,
                              uint64_t deadline_ns) {
-    return recv_many_for(rx, out, max, got, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(rx);
+    return recv_many_for(rx, out, max, got, zc__limit_until(deadline_ns), __func__);
 }

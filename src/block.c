@@ -32,16 +32,17 @@ static zc_status recv_poll(void *o, const zc_waker *w) {
 static void recv_cancel(void *o) { zc_recv_cancel(&((op *)o)->f.recv); }
 
 /* The future run to a final status, its park sleeping at once (the caller has spun). */
-static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit) {
+static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit,
+                           const char *call) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_poll, send_cancel, limit, false);
+    return zc__block_on(&o, send_poll, send_cancel, limit, false, call);
 }
 
-static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit) {
+static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit, const char *call) {
     op o = {.out = out};
     zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_poll, recv_cancel, limit, false);
+    return zc__block_on(&o, recv_poll, recv_cancel, limit, false, call);
 }
 
 /* The spin's attempts (spin.h): on a bounded channel the queue's first attempt alone,
@@ -77,7 +78,8 @@ static inline zc_status recv_attempt(void *arg) {
  * not passed (a timeout of 0 or a deadline already past: no spin, one attempt), then
  * the future until the same deadline, its park sleeping at once: on an oversubscribed
  * machine the CPU a sleeper leaves can run a thread that can move. */
-static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
+static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit,
+                          const char *call) {
     if (tx && msg && !zc__limit_spent(limit)) {
         spin_arg a = {tx->ch, (void *)msg};
         zc_status s = send_attempt(&a);
@@ -85,10 +87,10 @@ static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit) {
             s = zc__spin(tx->ch, false, send_attempt, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
-    return send_wait(tx, msg, limit); /* NULL tx or msg: ZC_EINVAL */
+    return send_wait(tx, msg, limit, call); /* NULL tx or msg: ZC_EINVAL */
 }
 
-static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit) {
+static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit, const char *call) {
     if (rx && out && !zc__limit_spent(limit)) {
         spin_arg a = {rx->ch, out};
         zc_status s = recv_attempt(&a);
@@ -96,31 +98,37 @@ static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit) {
             s = zc__spin(rx->ch, true, recv_attempt, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
-    return recv_wait(rx, out, limit); /* NULL rx or out: ZC_EINVAL */
+    return recv_wait(rx, out, limit, call); /* NULL rx or out: ZC_EINVAL */
 }
 
 zc_status zc_send_blocking(zc_sender *tx, const void *msg) {
-    return send_for(tx, msg, zc__limit_after(UINT64_MAX));
+    ZC__CHECK_HANDLE(tx);
+    return send_for(tx, msg, zc__limit_after(UINT64_MAX), __func__);
 }
 
 zc_status zc_recv_blocking(zc_receiver *rx, void *out) {
-    return recv_for(rx, out, zc__limit_after(UINT64_MAX));
+    ZC__CHECK_HANDLE(rx);
+    return recv_for(rx, out, zc__limit_after(UINT64_MAX), __func__);
 }
 
 zc_status zc_send_timeout(zc_sender *tx, const void *msg, uint64_t timeout_ns) {
-    return send_for(tx, msg, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(tx);
+    return send_for(tx, msg, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_recv_timeout(zc_receiver *rx, void *out, uint64_t timeout_ns) {
-    return recv_for(rx, out, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(rx);
+    return recv_for(rx, out, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_send_until(zc_sender *tx, const void *msg, uint64_t deadline_ns) {
-    return send_for(tx, msg, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(tx);
+    return send_for(tx, msg, zc__limit_until(deadline_ns), __func__);
 }
 
 zc_status zc_recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns) {
-    return recv_for(rx, out, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(rx);
+    return recv_for(rx, out, zc__limit_until(deadline_ns), __func__);
 }
 
 zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns) {

@@ -17,6 +17,7 @@
 #include <zchan/block.h>
 
 #include "backoff.h"
+#include "check.h"
 #include "park.h"
 
 /* Poll the future behind op with w; cancel it (op is the caller's, e.g. a struct that
@@ -27,15 +28,17 @@ typedef void (*zc__block_cancel_fn)(void *op);
 /* Drive op to a final status, or until limit once it has to wait (no limit: UINT64_MAX;
  * a timeout of 0 or a deadline already past: one attempt, plus one more if the future
  * woke itself). spin: as zc__parker_park_until's (false for a caller that spun before
- * its first poll). */
+ * its first poll). call: the public blocking call, named by the checked build's report
+ * of a wait inside a wake callback (check.h). */
 static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
                                      zc__block_cancel_fn cancel, zc__limit limit,
-                                     bool spin) {
+                                     bool spin, const char *call) {
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker waker = zc_parker_waker(&parker);
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
+        ZC__CHECK_NOT_IN_WAKE(call);
         uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only when waiting */
         /* A future whose poll wakes it itself (a peer mid-operation on its slot) is
          * polled again after a backoff that grows over the polls in a row that left the

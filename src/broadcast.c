@@ -51,17 +51,26 @@
 
 #include "atomic.h"
 #include "block_on.h"
+#include "check.h"
 #include "waitlist.h"
 
 typedef struct zc__bcast zc__bcast;
 
+/* The handles. The checked build (check.h) gives each sender its own allocation, and
+ * every handle a stamp (ZC__STAMP_SENDER / _RECEIVER, or ZC__STAMP_DEAD once dropped). */
 struct zc_bcast_sender {
     zc__bcast *ch;
+#if ZCHAN_CHECKED
+    uintptr_t stamp;
+#endif
 };
 
 struct zc_bcast_receiver {
     zc__bcast *ch;
     uint64_t pos; /* the next message this receiver reads; under ch->mu */
+#if ZCHAN_CHECKED
+    uintptr_t stamp;
+#endif
 };
 
 struct zc__bcast {
@@ -84,8 +93,23 @@ struct zc__bcast {
     void (*clone_msg)(void *dst, const void *src, void *ctx);
     void (*drop_msg)(void *msg, void *ctx);
     void *ctx;
-    struct zc_bcast_sender tx; /* every sender handle points here: they are counted */
+    struct zc_bcast_sender tx; /* every sender handle is this one (counted); unchecked */
 };
+
+#if ZCHAN_CHECKED
+static zc_bcast_sender *sender_handle(zc__bcast *ch) {
+    zc_bcast_sender *h = malloc(sizeof *h);
+    if (h) *h = (zc_bcast_sender){ch, ZC__STAMP_SENDER};
+    return h;
+}
+#define STAMP_RECEIVER(r) ((r)->stamp = ZC__STAMP_RECEIVER)
+/* A dropped handle: stamped dead, and kept a while so that a later use reads that. */
+#define RETIRE(h) ((h)->stamp = ZC__STAMP_DEAD, zc__quarantine(h))
+#else
+static zc_bcast_sender *sender_handle(zc__bcast *ch) { return &ch->tx; }
+#define STAMP_RECEIVER(r) ((void)0)
+#define RETIRE(h) free(h)
+#endif
 
 static void lock(zc__bcast *ch) { pthread_mutex_lock(&ch->mu); }     /* [M1] */
 static void unlock(zc__bcast *ch) { pthread_mutex_unlock(&ch->mu); } /* [M1] */
@@ -128,7 +152,11 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
     zc_bcast_receiver *r = malloc(sizeof *r);
     size_t *rem = calloc(cap, sizeof *rem);
     unsigned char *slots = malloc(cap * cfg->elem_size);
-    if (!ch || !r || !rem || !slots || pthread_mutex_init(&ch->mu, NULL) != 0) {
+    zc_bcast_sender *t = ch ? sender_handle(ch) : NULL;
+    if (!ch || !r || !rem || !slots || !t || pthread_mutex_init(&ch->mu, NULL) != 0) {
+#if ZCHAN_CHECKED
+        free(t);
+#endif
         free(slots);
         free(rem);
         free(r);
@@ -152,13 +180,27 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
     ch->tx.ch = ch;
     r->ch = ch;
     r->pos = 0;
-    *tx = &ch->tx;
+    STAMP_RECEIVER(r);
+    *tx = t;
     *rx = r;
     return ZC_OK;
 }
 
-static void bcast_free(zc__bcast *ch) {
+static void bcast_free(zc__bcast *ch, const char *call) {
     assert(ch->head == ch->tail && "every held message was read or dropped");
+#if ZCHAN_CHECKED
+    zc__waitlist *lists[] = {&ch->recv_waiters, &ch->send_waiters};
+    /* Relaxed: after the last handle's release under mu ([H1]) nobody else touches the
+     * lists; the counts are final. */
+    for (size_t i = 0; i < 2; i++)
+        if (atomic_load_explicit(&lists[i]->waiters, memory_order_relaxed) != 0 ||
+            zc__waitlist_notified(lists[i]) != 0)
+            zc__misuse(call, ch, "broadcast channel freed with futures still pending on it "
+                                 "(registered, or woken and not yet polled): complete or "
+                                 "cancel every future before the last handle is dropped");
+#else
+    (void)call;
+#endif
     pthread_mutex_destroy(&ch->mu);
     free(ch->slots);
     free(ch->rem);
@@ -202,14 +244,15 @@ static void wake_receivers(zc__bcast *ch) {
 }
 
 /* Take one handle off after the dropping call's wakes; the last one frees ([H1]). */
-static void release_handle(zc__bcast *ch) {
+static void release_handle(zc__bcast *ch, const char *call) {
     lock(ch);
     bool last = --ch->handles == 0; /* [H1] */
     unlock(ch);
-    if (last) bcast_free(ch);
+    if (last) bcast_free(ch, call);
 }
 
 bool zc_bcast_sender_close(zc_bcast_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
     if (!tx) return false;
     zc__bcast *ch = tx->ch;
     lock(ch);
@@ -220,6 +263,7 @@ bool zc_bcast_sender_close(zc_bcast_sender *tx) {
 }
 
 bool zc_bcast_receiver_close(zc_bcast_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
     if (!rx) return false;
     zc__bcast *ch = rx->ch;
     lock(ch);
@@ -230,25 +274,32 @@ bool zc_bcast_receiver_close(zc_bcast_receiver *rx) {
 }
 
 zc_bcast_sender *zc_bcast_sender_clone(zc_bcast_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
     if (!tx) return NULL;
     zc__bcast *ch = tx->ch;
+    zc_bcast_sender *clone = sender_handle(ch);
+    if (!clone) return NULL; /* the checked build's allocation */
     lock(ch);
     assert(ch->senders > 0 && "zc_bcast_sender_clone on a dropped sender");
     ch->senders++;
     ch->handles++;
     unlock(ch);
-    return tx;
+    return clone;
 }
 
 void zc_bcast_sender_drop(zc_bcast_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
     if (!tx) return;
     zc__bcast *ch = tx->ch;
+#if ZCHAN_CHECKED
+    RETIRE(tx);
+#endif
     lock(ch);
     assert(ch->senders > 0 && "zc_bcast_sender_drop: handle dropped twice");
     bool closed = --ch->senders == 0 && close_locked(ch);
     unlock(ch);
     if (closed) wake_all(ch);
-    release_handle(ch);
+    release_handle(ch, __func__);
 }
 
 /* A new receiver at position pos (clone: its original's; subscribe: tail). */
@@ -256,6 +307,7 @@ static zc_bcast_receiver *receiver_new(zc__bcast *ch, const zc_bcast_receiver *f
     zc_bcast_receiver *r = malloc(sizeof *r);
     if (!r) return NULL;
     r->ch = ch;
+    STAMP_RECEIVER(r);
     lock(ch);
     if (from) {
         r->pos = from->pos;
@@ -272,14 +324,17 @@ static zc_bcast_receiver *receiver_new(zc__bcast *ch, const zc_bcast_receiver *f
 }
 
 zc_bcast_receiver *zc_bcast_subscribe(zc_bcast_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
     return tx ? receiver_new(tx->ch, NULL) : NULL;
 }
 
 zc_bcast_receiver *zc_bcast_receiver_clone(zc_bcast_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
     return rx ? receiver_new(rx->ch, rx) : NULL;
 }
 
 void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
     if (!rx) return;
     zc__bcast *ch = rx->ch;
     lock(ch);
@@ -290,12 +345,12 @@ void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
     size_t freed = advance_head(ch);
     bool closed = --ch->receivers == 0 && close_locked(ch);
     unlock(ch);
-    free(rx);
+    RETIRE(rx);
     if (closed)
         wake_all(ch);
     else
         wake_senders(ch, freed);
-    release_handle(ch);
+    release_handle(ch, __func__);
 }
 
 /* ---- send and receive ------------------------------------------------------------- */
@@ -366,6 +421,7 @@ static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *mi
 }
 
 zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
+    ZC__CHECK_HANDLE(tx);
     if (!tx || !msg) return ZC_EINVAL;
     zc_status s = bcast_send_quiet(tx->ch, msg);
     if (s == ZC_OK) pay_send(tx->ch);
@@ -373,6 +429,7 @@ zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
 }
 
 zc_status zc_bcast_try_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
+    ZC__CHECK_HANDLE(rx);
     if (!rx || !out) return ZC_EINVAL;
     size_t freed;
     zc_status s = bcast_recv_quiet(rx, out, missed, &freed);
@@ -389,6 +446,7 @@ static void info(zc__bcast *ch, uint64_t from, zc_info *out) {
 }
 
 zc_status zc_bcast_sender_info(const zc_bcast_sender *tx, zc_info *out) {
+    ZC__CHECK_HANDLE(tx);
     if (!tx || !out) return ZC_EINVAL;
     lock(tx->ch);
     info(tx->ch, 0, out);
@@ -397,6 +455,7 @@ zc_status zc_bcast_sender_info(const zc_bcast_sender *tx, zc_info *out) {
 }
 
 zc_status zc_bcast_receiver_info(const zc_bcast_receiver *rx, zc_info *out) {
+    ZC__CHECK_HANDLE(rx);
     if (!rx || !out) return ZC_EINVAL;
     lock(rx->ch);
     info(rx->ch, rx->pos, out);
@@ -408,6 +467,7 @@ zc_status zc_bcast_receiver_info(const zc_bcast_receiver *rx, zc_info *out) {
 
 void zc_bcast_send_init(zc_bcast_send *f, zc_bcast_sender *tx, const void *msg) {
     if (!f) return;
+    ZC__CHECK_HANDLE(tx);
     zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
@@ -424,12 +484,14 @@ static void pass_on_send(void *arg) {
 
 void zc_bcast_send_cancel(zc_bcast_send *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     /* Pass on a wake-up it held and did not use. */
     if (zc__waitlist_unregister(&f->zc__tx->ch->send_waiters, &f->zc__node))
         pass_on_send(f->zc__tx->ch);
 }
 
 zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_bcast_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
@@ -457,18 +519,21 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
 
 void zc_bcast_recv_init(zc_bcast_recv *f, zc_bcast_receiver *rx) {
     if (!f) return;
+    ZC__CHECK_HANDLE(rx);
     zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
 
 void zc_bcast_recv_cancel(zc_bcast_recv *f) {
     if (!f || !f->zc__rx) return;
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     /* An unused wake-up of a receive is owed to no one (file comment): just unlink. */
     zc__waitlist_unregister(&f->zc__rx->ch->recv_waiters, &f->zc__node);
 }
 
 zc_status zc_bcast_recv_poll(zc_bcast_recv *f, const zc_waker *w, void *out,
                              uint64_t *missed) {
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     if (!f || !f->zc__rx) return ZC_EINVAL;
     if (!w || !w->wake || !out) {
         zc_bcast_recv_cancel(f); /* rule 3 */
@@ -518,41 +583,49 @@ static zc_status recv_op_poll(void *op, const zc_waker *w) {
 
 static void recv_op_cancel(void *op) { zc_bcast_recv_cancel(&((recv_op *)op)->f); }
 
-static zc_status send_for(zc_bcast_sender *tx, const void *msg, zc__limit limit) {
+/* call: the public blocking call (zc__block_on). */
+static zc_status send_for(zc_bcast_sender *tx, const void *msg, zc__limit limit,
+                          const char *call) {
     send_op o;
     zc_bcast_send_init(&o.f, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_op_poll, send_op_cancel, limit, true);
+    return zc__block_on(&o, send_op_poll, send_op_cancel, limit, true, call);
 }
 
 static zc_status recv_for(zc_bcast_receiver *rx, void *out, uint64_t *missed,
-                          zc__limit limit) {
+                          zc__limit limit, const char *call) {
     recv_op o = {.out = out, .missed = missed};
     zc_bcast_recv_init(&o.f, rx);
-    return zc__block_on(&o, recv_op_poll, recv_op_cancel, limit, true);
+    return zc__block_on(&o, recv_op_poll, recv_op_cancel, limit, true, call);
 }
 
 zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg, uint64_t timeout_ns) {
-    return send_for(tx, msg, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(tx);
+    return send_for(tx, msg, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_bcast_recv_timeout(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                                 uint64_t timeout_ns) {
-    return recv_for(rx, out, missed, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(rx);
+    return recv_for(rx, out, missed, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_bcast_send_blocking(zc_bcast_sender *tx, const void *msg) {
-    return zc_bcast_send_timeout(tx, msg, UINT64_MAX);
+    ZC__CHECK_HANDLE(tx);
+    return send_for(tx, msg, zc__limit_after(UINT64_MAX), __func__);
 }
 
 zc_status zc_bcast_recv_blocking(zc_bcast_receiver *rx, void *out, uint64_t *missed) {
-    return zc_bcast_recv_timeout(rx, out, missed, UINT64_MAX);
+    ZC__CHECK_HANDLE(rx);
+    return recv_for(rx, out, missed, zc__limit_after(UINT64_MAX), __func__);
 }
 
 zc_status zc_bcast_send_until(zc_bcast_sender *tx, const void *msg, uint64_t deadline_ns) {
-    return send_for(tx, msg, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(tx);
+    return send_for(tx, msg, zc__limit_until(deadline_ns), __func__);
 }
 
 zc_status zc_bcast_recv_until(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                               uint64_t deadline_ns) {
-    return recv_for(rx, out, missed, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(rx);
+    return recv_for(rx, out, missed, zc__limit_until(deadline_ns), __func__);
 }

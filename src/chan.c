@@ -15,6 +15,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The handle objects: the channel's own two (every clone is one of them, counted), or in
+ * the checked build one allocation each (check.h). NULL: out of memory. */
+#if ZCHAN_CHECKED
+static zc_sender *sender_new(zc__chan *ch) {
+    zc_sender *h = malloc(sizeof *h);
+    if (h) *h = (zc_sender){ch, ZC__STAMP_SENDER};
+    return h;
+}
+
+static zc_receiver *receiver_new(zc__chan *ch) {
+    zc_receiver *h = malloc(sizeof *h);
+    if (h) *h = (zc_receiver){ch, ZC__STAMP_RECEIVER};
+    return h;
+}
+
+/* A dropped handle: stamped dead, and kept a while so that a later use reads that. */
+#define HANDLE_RETIRE(h) ((h)->stamp = ZC__STAMP_DEAD, zc__quarantine(h))
+#else
+static zc_sender *sender_new(zc__chan *ch) { return &ch->tx; }
+static zc_receiver *receiver_new(zc__chan *ch) { return &ch->rx; }
+#define HANDLE_RETIRE(h) ((void)0)
+#endif
+
 static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sender **tx,
                           zc_receiver **rx) {
     if (tx) *tx = NULL;
@@ -38,10 +61,21 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     atomic_init(&ch->handles, 2);
     ch->drop_msg = cfg->drop_msg;
     ch->drop_ctx = cfg->drop_ctx;
+#if !ZCHAN_CHECKED
     ch->tx.ch = ch;
     ch->rx.ch = ch;
-    *tx = &ch->tx;
-    *rx = &ch->rx;
+#endif
+    *tx = sender_new(ch);
+    *rx = receiver_new(ch);
+    if (!*tx || !*rx) { /* the checked build's allocations */
+        free(*tx);
+        free(*rx);
+        *tx = NULL;
+        *rx = NULL;
+        zc__queue_destroy(&ch->q);
+        free(ch);
+        return ZC_ENOMEM;
+    }
     return ZC_OK;
 }
 
@@ -66,9 +100,29 @@ static bool chan_close(zc__chan *ch) {
     return closed;
 }
 
-static void chan_release_handle(zc__chan *ch) {
+/* The futures still pending on the channel's lists (linked, or woken and not yet polled
+ * or cancelled): none may be when its memory goes (checked build). */
+static void check_no_futures(zc__chan *ch, const char *call) {
+#if ZCHAN_CHECKED
+    zc__waitlist *lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
+    /* Relaxed: after the last handle's acq_rel drop ([H1]) nobody else touches the lists;
+     * the counts are final. */
+    for (size_t i = 0; i < 3; i++)
+        if (atomic_load_explicit(&lists[i]->waiters, memory_order_relaxed) != 0 ||
+            zc__waitlist_notified(lists[i]) != 0)
+            zc__misuse(call, ch, "channel freed with futures still pending on it (registered, "
+                                 "or woken and not yet polled): complete or cancel every "
+                                 "future before the last handle is dropped");
+#else
+    (void)ch;
+    (void)call;
+#endif
+}
+
+static void chan_release_handle(zc__chan *ch, const char *call) {
     /* [H1] acq_rel: the last handle's owner frees after everyone else is done. */
     if (atomic_fetch_sub_explicit(&ch->handles, 1, memory_order_acq_rel) != 1) return;
+    check_no_futures(ch, call);
     zc__queue_destroy(&ch->q);
     free(ch);
 }
@@ -84,30 +138,38 @@ static void count_clone(zc__chan *ch, _Atomic size_t *count) {
 }
 
 zc_sender *zc_sender_clone(zc_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
     if (!zc__is_sender(tx)) return NULL;
-    count_clone(tx->ch, &tx->ch->senders);
-    return tx;
+    zc_sender *clone = sender_new(tx->ch);
+    if (clone) count_clone(tx->ch, &tx->ch->senders);
+    return clone;
 }
 
 zc_receiver *zc_receiver_clone(zc_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
     if (!zc__is_receiver(rx)) return NULL;
-    count_clone(rx->ch, &rx->ch->receivers);
-    return rx;
+    zc_receiver *clone = receiver_new(rx->ch);
+    if (clone) count_clone(rx->ch, &rx->ch->receivers);
+    return clone;
 }
 
 void zc_sender_drop(zc_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
     if (!zc__is_sender(tx)) return;
     zc__chan *ch = tx->ch;
+    HANDLE_RETIRE(tx);
     /* [H1] acq_rel. */
     size_t prev = atomic_fetch_sub_explicit(&ch->senders, 1, memory_order_acq_rel);
     assert(prev > 0 && "zc_sender_drop: handle dropped twice");
     if (prev == 1) chan_close(ch);
-    chan_release_handle(ch);
+    chan_release_handle(ch, __func__);
 }
 
 void zc_receiver_drop(zc_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
     if (!zc__is_receiver(rx)) return;
     zc__chan *ch = rx->ch;
+    HANDLE_RETIRE(rx);
     /* [H1] acq_rel: every other receiver's last receive happens before the discard. */
     size_t prev = atomic_fetch_sub_explicit(&ch->receivers, 1, memory_order_acq_rel);
     assert(prev > 0 && "zc_receiver_drop: handle dropped twice");
@@ -120,12 +182,18 @@ void zc_receiver_drop(zc_receiver *rx) {
          * reader of what the queue retired: free what is read out now. */
         zc__queue_receiver_left(&ch->q);
     }
-    chan_release_handle(ch);
+    chan_release_handle(ch, __func__);
 }
 
-bool zc_sender_close(zc_sender *tx) { return tx ? chan_close(tx->ch) : false; }
+bool zc_sender_close(zc_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
+    return tx ? chan_close(tx->ch) : false;
+}
 
-bool zc_receiver_close(zc_receiver *rx) { return rx ? chan_close(rx->ch) : false; }
+bool zc_receiver_close(zc_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
+    return rx ? chan_close(rx->ch) : false;
+}
 
 /* What a woken receiver / sender could take (zc__avail_fn). Nothing once closed: the
  * close woke every waiter (chan_close). */
@@ -226,6 +294,7 @@ static ZC__NOINLINE zc_status try_recv_first(zc_receiver *rx, void *out, zc__cha
 /* The fast paths: the queue's first attempt inline, with the constant 8 for 8-byte
  * messages (one move, no call), then the wake of a waiting peer as a tail call. */
 zc_status zc_try_send(zc_sender *tx, const void *msg) {
+    ZC__CHECK_HANDLE(tx);
     if (ZC__LIKELY(tx && msg)) {
         zc__chan *ch = tx->ch;
         unsigned sent = zc__queue_push_first8(&ch->q, msg);
@@ -236,6 +305,7 @@ zc_status zc_try_send(zc_sender *tx, const void *msg) {
 }
 
 zc_status zc_try_recv(zc_receiver *rx, void *out) {
+    ZC__CHECK_HANDLE(rx);
     if (ZC__LIKELY(rx && out)) {
         zc__chan *ch = rx->ch;
         unsigned got = zc__queue_pop_first8(&ch->q, out);
@@ -256,12 +326,14 @@ static void chan_info(zc__chan *ch, zc_info *out) {
 }
 
 zc_status zc_sender_info(const zc_sender *tx, zc_info *out) {
+    ZC__CHECK_HANDLE(tx);
     if (!tx || !out) return ZC_EINVAL;
     chan_info(tx->ch, out);
     return ZC_OK;
 }
 
 zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out) {
+    ZC__CHECK_HANDLE(rx);
     if (!rx || !out) return ZC_EINVAL;
     chan_info(rx->ch, out);
     return ZC_OK;

@@ -4,7 +4,8 @@
  * A channel is one allocation: its queue (queue/queue.h: a ring or a segmented queue,
  * chosen there), one waiter list per side and one for close events (waitlist.h), the
  * handle counts, and the two handle structs that zc_sender* / zc_receiver* point at
- * (handles are counted, so cloning allocates nothing and cannot fail). This layer joins
+ * (handles are counted, so cloning allocates nothing and cannot fail; the checked build
+ * allocates each handle apart, check.h). This layer joins
  * the two: an operation on the queue, then the wakes it owes the other side.
  *
  * Ordering map (the rest is in the queues and waitlist.c):
@@ -22,16 +23,24 @@
 #include <zchan/mpmc.h>
 
 #include "atomic.h"
+#include "check.h"
 #include "queue/queue.h"
 #include "waitlist.h"
 
 typedef struct zc__chan zc__chan;
 
+/* The handles. The checked build (check.h) gives each its own allocation and a stamp. */
 struct zc_sender {
     zc__chan *ch;
+#if ZCHAN_CHECKED
+    uintptr_t stamp; /* ZC__STAMP_SENDER, or ZC__STAMP_DEAD once dropped */
+#endif
 };
 struct zc_receiver {
     zc__chan *ch;
+#if ZCHAN_CHECKED
+    uintptr_t stamp; /* ZC__STAMP_RECEIVER, or ZC__STAMP_DEAD once dropped */
+#endif
 };
 
 struct zc__chan {
@@ -45,14 +54,30 @@ struct zc__chan {
     _Atomic size_t handles; /* senders + receivers: the last one frees the channel */
     void (*drop_msg)(void *msg, void *ctx);
     void *drop_ctx;
-    struct zc_sender tx;
+#if !ZCHAN_CHECKED
+    struct zc_sender tx; /* every sender handle is this one (counted) */
     struct zc_receiver rx;
+#endif
 };
 
 /* Whether tx is a sender handle (not NULL, and not a receiver cast to zc_sender *), for
- * the calls that change the handle counts (clones, drops). */
-static inline bool zc__is_sender(const zc_sender *tx) { return tx && tx == &tx->ch->tx; }
-static inline bool zc__is_receiver(const zc_receiver *rx) { return rx && rx == &rx->ch->rx; }
+ * the calls that change the handle counts (clones, drops). The checked build asks the
+ * stamp, once ZC__CHECK_HANDLE has passed it. */
+static inline bool zc__is_sender(const zc_sender *tx) {
+#if ZCHAN_CHECKED
+    return tx && tx->stamp == ZC__STAMP_SENDER;
+#else
+    return tx && tx == &tx->ch->tx;
+#endif
+}
+
+static inline bool zc__is_receiver(const zc_receiver *rx) {
+#if ZCHAN_CHECKED
+    return rx && rx->stamp == ZC__STAMP_RECEIVER;
+#else
+    return rx && rx == &rx->ch->rx;
+#endif
+}
 
 /* ---- The wakes an operation owes ([F1]: after the seq_cst claims that made them owed) */
 

@@ -29,28 +29,34 @@ static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) 
 
 void zc_sender_closed_init(zc_sender_closed *f, zc_sender *tx) {
     if (!f) return;
+    ZC__CHECK_HANDLE(tx);
     zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
 }
 
 zc_status zc_sender_closed_poll(zc_sender_closed *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     return f && f->zc__tx ? closed_poll(f->zc__tx->ch, &f->zc__node, w) : ZC_EINVAL;
 }
 
 void zc_sender_closed_cancel(zc_sender_closed *f) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     if (f && f->zc__tx) zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }
 
 void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
     if (!f) return;
+    ZC__CHECK_HANDLE(rx);
     zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
 
 zc_status zc_receiver_closed_poll(zc_receiver_closed *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     return f && f->zc__rx ? closed_poll(f->zc__rx->ch, &f->zc__node, w) : ZC_EINVAL;
 }
 
 void zc_receiver_closed_cancel(zc_receiver_closed *f) {
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     if (f && f->zc__rx) zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }

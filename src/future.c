@@ -10,6 +10,7 @@
 
 void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
     if (!f) return;
+    ZC__CHECK_HANDLE(tx);
     zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
@@ -18,6 +19,7 @@ void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
 
 void zc_recv_init(zc_recv *f, zc_receiver *rx) {
     if (!f) return;
+    ZC__CHECK_HANDLE(rx);
     zc__waiter_init(&f->zc__node);
     f->zc__rx = rx;
 }
@@ -50,6 +52,7 @@ static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc_
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     /* The fast path: a fresh future (never registered) whose first attempt sends. One
      * that is registered or holds a wake-up must be taken off its list after a send
      * (zc__wait does it). The node's state is read (acquire) before the other fields. */
@@ -71,6 +74,7 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
 
 void zc_send_cancel(zc_send *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
@@ -96,6 +100,7 @@ static ZC__NOINLINE zc_status recv_poll_first(zc_recv *f, const zc_waker *w, voi
 }
 
 zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     /* The fast path, as zc_send_poll's: a future never registered whose first attempt
      * receives. An unbounded queue's senders never wait: its receives owe no wake. */
     if (ZC__LIKELY(f && w && w->wake && out && zc__waitlist_is_idle(&f->zc__node))) {
@@ -113,5 +118,6 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
 
 void zc_recv_cancel(zc_recv *f) {
     if (!f || !f->zc__rx) return;
+    ZC__CHECK_FUTURE(f, f->zc__rx);
     zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }

@@ -32,6 +32,7 @@ static zc_status permit_set(zc_permit *p, zc_sender *tx, zc_status s) {
 }
 
 zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
+    ZC__CHECK_HANDLE(tx);
     if (!p) return ZC_EINVAL;
     if (!tx) return permit_set(p, NULL, ZC_EINVAL);
     zc__backoff backoff = ZC__BACKOFF_INIT;
@@ -43,6 +44,7 @@ zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
 
 void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
     if (!f) return;
+    ZC__CHECK_HANDLE(tx);
     zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__permit = p;
@@ -50,6 +52,7 @@ void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
 }
 
 zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     if (!f || !f->zc__tx || !f->zc__permit) return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_reserve_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
@@ -68,6 +71,7 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
 
 void zc_reserve_cancel(zc_reserve *f) {
     if (!f || !f->zc__tx || f->zc__done) return;
+    ZC__CHECK_FUTURE(f, f->zc__tx);
     zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
 
@@ -75,21 +79,24 @@ static zc_status reserve_poll(void *op, const zc_waker *w) { return zc_reserve_p
 static void reserve_cancel(void *op) { zc_reserve_cancel(op); }
 
 /* A reserve future run to a final status or to limit. */
-static zc_status reserve_for(zc_sender *tx, zc_permit *p, zc__limit limit) {
+static zc_status reserve_for(zc_sender *tx, zc_permit *p, zc__limit limit,
+                             const char *call) {
     if (!p) return ZC_EINVAL;
     if (!tx) return permit_set(p, NULL, ZC_EINVAL);
     zc_reserve f;
     zc_reserve_init(&f, tx, p);
-    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, limit, true);
+    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, limit, true, call);
     return s == ZC_TIMEDOUT ? permit_set(p, NULL, s) : s;
 }
 
 zc_status zc_reserve_timeout(zc_sender *tx, zc_permit *p, uint64_t timeout_ns) {
-    return reserve_for(tx, p, zc__limit_after(timeout_ns));
+    ZC__CHECK_HANDLE(tx);
+    return reserve_for(tx, p, zc__limit_after(timeout_ns), __func__);
 }
 
 zc_status zc_reserve_blocking(zc_sender *tx, zc_permit *p) {
-    return zc_reserve_timeout(tx, p, UINT64_MAX);
+    ZC__CHECK_HANDLE(tx);
+    return reserve_for(tx, p, zc__limit_after(UINT64_MAX), __func__);
 }
 
 /* After a bounded commit or release ([F1]: its CAS was seq_cst): the wakes owed to the
@@ -119,6 +126,7 @@ static zc_status hole_status(zc__chan *ch) {
 
 zc_status zc_permit_commit(zc_permit *p, const void *msg) {
     if (!p || !p->zc__tx || !msg) return ZC_EINVAL;
+    ZC__CHECK_HANDLE(p->zc__tx);
     zc__chan *ch = p->zc__tx->ch;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc_status s;
@@ -136,6 +144,7 @@ zc_status zc_permit_commit(zc_permit *p, const void *msg) {
 
 zc_status zc_permit_release(zc_permit *p) {
     if (!p || !p->zc__tx) return ZC_EINVAL;
+    ZC__CHECK_HANDLE(p->zc__tx);
     zc__chan *ch = p->zc__tx->ch;
     p->zc__tx = NULL;
     if (!zc__queue_bounded(&ch->q)) return ZC_OK; /* no place was held */
@@ -149,5 +158,6 @@ zc_status zc_permit_release(zc_permit *p) {
 }
 
 zc_status zc_reserve_until(zc_sender *tx, zc_permit *p, uint64_t deadline_ns) {
-    return reserve_for(tx, p, zc__limit_until(deadline_ns));
+    ZC__CHECK_HANDLE(tx);
+    return reserve_for(tx, p, zc__limit_until(deadline_ns), __func__);
 }

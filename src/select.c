@@ -90,9 +90,10 @@ static size_t walk_next(zc_select_case *cases, size_t k, size_t n, uint64_t *rng
     return pick;
 }
 
+/* call: the public call, for the checked build's reports. */
 static void case_init(zc_select_case *c, unsigned kind, void *handle, void *out,
-                      const void *msg) {
-    zc__waiter_init(&c->zc__node);
+                      const void *msg, const char *call) {
+    zc__waiter_init_at(&c->zc__node, call);
     c->zc__kind = kind;
     c->zc__handle = handle;
     c->zc__out = out;
@@ -100,11 +101,28 @@ static void case_init(zc_select_case *c, unsigned kind, void *handle, void *out,
 }
 
 void zc_select_recv_case(zc_select_case *c, zc_receiver *rx, void *out) {
-    if (c) case_init(c, CASE_RECV, rx, out, NULL);
+    ZC__CHECK_HANDLE(rx);
+    if (c) case_init(c, CASE_RECV, rx, out, NULL, __func__);
 }
 
 void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void *msg) {
-    if (c) case_init(c, CASE_SEND, tx, NULL, msg);
+    ZC__CHECK_HANDLE(tx);
+    if (c) case_init(c, CASE_SEND, tx, NULL, msg, __func__);
+}
+
+/* The checked build's look at every case of a select at the start of call (wait.h's
+ * ZC__CHECK_FUTURE for each): its node where its setup left it, its handle live. */
+static void check_cases(const zc_select_case *cases, size_t n, const char *call) {
+#if ZCHAN_CHECKED
+    for (size_t i = 0; cases && i < n; i++) {
+        zc_select_case *c = (zc_select_case *)&cases[i];
+        zc__waiter_check(&c->zc__node, call);
+        if (c->zc__handle) /* either kind: the stamp is at the same place */
+            zc__check_handle(&((zc_sender *)c->zc__handle)->stamp, c->zc__handle, call);
+    }
+#else
+    (void)cases, (void)n, (void)call;
+#endif
 }
 
 void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flags) {
@@ -160,11 +178,13 @@ static void select_finish(zc_select *s, size_t used, bool pass_on) {
 }
 
 void zc_select_cancel(zc_select *s) {
+    if (s) check_cases(s->zc__cases, s->zc__n, __func__);
     if (s && s->zc__cases) select_finish(s, s->zc__n, true);
 }
 
 void zc_select_disable(zc_select *s, size_t index) {
     if (!s || !s->zc__cases || index >= s->zc__n) return;
+    check_cases(s->zc__cases, s->zc__n, __func__);
     zc_select_case *c = &s->zc__cases[index];
     if (!c->zc__handle) return;
     zc__chan *ch = case_chan(c);
@@ -255,6 +275,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     if (index) *index = n;
     zc_status st = select_args(s, w, index, &live);
     if (st != ZC_OK) return st;
+    check_cases(s->zc__cases, n, __func__);
     if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
 
     /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
@@ -314,25 +335,25 @@ static void select_op_cancel(void *op) { zc_select_cancel(&((select_op *)op)->se
 
 /* A new select run to a final status or to limit. */
 static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
-                            zc__limit limit, size_t *index) {
+                            zc__limit limit, size_t *index, const char *call) {
     select_op o = {.index = index};
     zc_select_init(&o.sel, cases, n, flags);
-    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true);
+    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true, call);
     if (s == ZC_TIMEDOUT && index) *index = n;
     return s;
 }
 
 zc_status zc_select_timeout(zc_select_case *cases, size_t n, unsigned flags,
                             uint64_t timeout_ns, size_t *index) {
-    return select_for(cases, n, flags, zc__limit_after(timeout_ns), index);
+    return select_for(cases, n, flags, zc__limit_after(timeout_ns), index, __func__);
 }
 
 zc_status zc_select_blocking(zc_select_case *cases, size_t n, unsigned flags,
                              size_t *index) {
-    return zc_select_timeout(cases, n, flags, UINT64_MAX, index);
+    return select_for(cases, n, flags, zc__limit_after(UINT64_MAX), index, __func__);
 }
 
 zc_status zc_select_until(zc_select_case *cases, size_t n, unsigned flags,
                           uint64_t deadline_ns, size_t *index) {
-    return select_for(cases, n, flags, zc__limit_until(deadline_ns), index);
+    return select_for(cases, n, flags, zc__limit_until(deadline_ns), index, __func__);
 }

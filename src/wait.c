@@ -6,17 +6,6 @@
  */
 #include "wait.h"
 
-/* Self-wakes this thread is inside (wait.h). Only this thread reads or writes it. */
-static _Thread_local unsigned self_wakes;
-
-void zc__wake_self(const zc_waker *w) {
-    self_wakes++;
-    w->wake(w->ctx);
-    self_wakes--;
-}
-
-bool zc__in_self_wake(void) { return self_wakes > 0; }
-
 /* A close wakes every waiter of the closed-event list: nothing to pass on there
  * (zc__wait_pass_on does nothing for it). */
 void zc__wait_cancel(zc__chan *ch, zc__side side, zc__waiter *node) {

@@ -9,6 +9,7 @@
 #include "backoff.h"
 #include "chan.h"
 #include "hooks.h"
+#include "wake.h"
 
 /* Which of the channel's waiter lists an operation waits on, and so whom it owes wakes
  * and passes wake-ups on to. */
@@ -34,14 +35,6 @@ static inline void zc__wait_pay(zc__chan *ch, zc__side side, unsigned owed) {
     else if (side == ZC__SIDE_SEND && zc__waitlist_has_waiters(&ch->recv_waiters))
         zc__chan_wake_receivers(ch, owed);
 }
-
-/* The self-wake of a poll whose attempt met a peer mid-operation: it calls its own waker
- * to be polled again soon. An executor may poll from inside that wake, so zc__wake_self
- * counts the self-wakes this thread is inside, and a poll made from inside one
- * (zc__in_self_wake) waits the peer out with a backoff rather than nest one wake deeper
- * per round. */
-void zc__wake_self(const zc_waker *w);
-bool zc__in_self_wake(void);
 
 /* Take node off side's list for a cancel, passing on a wake-up it held and did not use
  * if a waiter of its kind could use it now (waker rule 4). */

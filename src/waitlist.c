@@ -144,6 +144,57 @@ static void wait_not_waking(zc__node *n) {
         zc__backoff_snooze(&b);
 }
 
+#if ZCHAN_CHECKED
+/* An init's look at the stamp reads memory the caller may never have written (a fresh
+ * future): under valgrind's memcheck, say that this is meant (a no-op elsewhere). */
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define LOOK_AT_FRESH(p) VALGRIND_MAKE_MEM_DEFINED((p), sizeof *(p))
+#endif
+#endif
+#ifndef LOOK_AT_FRESH
+#define LOOK_AT_FRESH(p) ((void)0)
+#endif
+
+static uintptr_t node_stamp(zc__node *n, bool pending) {
+    return (uintptr_t)n ^ (pending ? ZC__STAMP_NODE_PENDING : ZC__STAMP_NODE_IDLE);
+}
+
+/* The owner's mark of its node entering (pending) or leaving IDLE. */
+#define MARK(n, pending) ((n)->check = node_stamp((n), (pending)))
+
+void zc__waiter_check_init(zc__waiter *w, const char *call) {
+    zc__node *n = zc__node_of(w);
+    LOOK_AT_FRESH(&n->check);
+    if (n->check == node_stamp(n, true))
+        zc__misuse(call, w, "future initialised again while pending (registered, or woken "
+                            "and not yet polled): cancel it first");
+    MARK(n, false);
+}
+
+void zc__waiter_check(zc__waiter *w, const char *call) {
+    zc__node *n = zc__node_of(w);
+    if (n->check == node_stamp(n, false) || n->check == node_stamp(n, true)) return;
+    if ((n->check & 3) == (ZC__STAMP_NODE_PENDING & 3))
+        zc__misuse(call, w, "future moved in memory while pending, or its memory overwritten "
+                            "(a pending future must stay where it was polled)");
+    MARK(n, false); /* an idle future may move */
+}
+
+/* A linked node that no longer holds its pending stamp: its memory was freed or reused
+ * while it was registered. Under the list's lock, as the owner's marks of a linked node. */
+static void check_linked(zc__node *n) {
+    if (n->check != node_stamp(n, true))
+        zc__misuse("zchan (waking a waiter)", n,
+                   "a pending future's memory was freed or overwritten while it was "
+                   "registered: cancel a future before freeing it");
+}
+#else
+#define MARK(n, pending) ((void)0)
+#define check_linked(n) ((void)0)
+#endif
+
 /* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
 static bool notify(zc__waitlist *wl, bool passing) {
     /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
@@ -156,6 +207,7 @@ static bool notify(zc__waitlist *wl, bool passing) {
         unlock(wl);
         return false;
     }
+    check_linked(n);
     unlink_node(wl, n);
     wl->passes += passing;
     /* seq_cst: read by pass-ons (zc__waitlist_notified); the owner takes it off. */
@@ -239,6 +291,7 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker
             if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
             /* Relaxed: under the lock, which notifiers take before reading the state. */
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
+            MARK(node, true);
             node->waker = *w;
             /* A woken node keeps its turn at the front, but not during a notify_all. [F2] */
             link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
@@ -260,6 +313,7 @@ static bool unlink_waiting(zc__waitlist *wl, zc__node *node) {
     if (waiting) {
         unlink_node(wl, node);
         atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
+        MARK(node, false);
     }
     unlock(wl);
     return waiting;
@@ -270,6 +324,7 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *storage) {
     if (!zc__waitlist_step_off(wl, storage)) return false;
     zc__node *node = zc__node_of(storage);
     atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed); /* owner only */
+    MARK(node, false);
     /* Its wake-up is acted on: used, or passed on by the caller. [N2] seq_cst: before
      * the caller's look at the queue and at the count (zc__waitlist_notified). */
     atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);

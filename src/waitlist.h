@@ -34,6 +34,7 @@
 #include <stdalign.h>
 
 #include "atomic.h"
+#include "check.h"
 
 enum { ZC__IDLE = 0, ZC__WAITING, ZC__WAKING, ZC__WOKEN };
 
@@ -45,6 +46,10 @@ typedef struct zc__node {
     struct zc__node *next;
     zc_waker waker;
     unsigned int state; /* a ZC__ state; accessed atomically (ZC__ATOMIC_UINT) */
+    /* Checked build: the node's own address ^ ZC__STAMP_NODE_IDLE or _PENDING (check.h),
+     * written by its owner when the node leaves or enters IDLE, under the list's lock
+     * while it is linked. Unused otherwise. */
+    uintptr_t check;
 }
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((may_alias))
@@ -72,13 +77,39 @@ typedef struct zc__waitlist {
 
 void zc__waitlist_init(zc__waitlist *wl);
 
+#if ZCHAN_CHECKED
+/* The checked build's node checks (check.h), made by the public call named: at a
+ * future's init, whether its memory holds a node of this address that is still pending
+ * (then abort: initialised again while pending), and stamp it IDLE; at a poll or cancel,
+ * whether the node holds its own address's stamp (else, if the stamp says pending, it
+ * was moved or overwritten while pending: abort; an idle node may move, and is stamped
+ * again). */
+void zc__waiter_check_init(zc__waiter *w, const char *call);
+void zc__waiter_check(zc__waiter *w, const char *call);
+
+/* The checked build's look at a future f (NULL passes: the call answers ZC_EINVAL) at
+ * the start of a public poll or cancel: its node where its init left it, and its handle
+ * h live (check.h). Nothing in other builds. */
+#define ZC__CHECK_FUTURE(f, h)                                                             \
+    ((f) ? (zc__waiter_check(&(f)->zc__node, __func__), ZC__CHECK_HANDLE(h)) : (void)0)
+#else
+#define ZC__CHECK_FUTURE(f, h) ((void)0)
+#endif
+
 /* A fresh node: not linked, no notification (the links and waker are written when it
- * registers). Relaxed: a future is not shared with anyone until it registers. */
-static inline void zc__waiter_init(zc__waiter *w) {
+ * registers). Relaxed: a future is not shared with anyone until it registers. call: the
+ * public init, for the checked build's report (zc__waiter_init passes its caller's). */
+static inline void zc__waiter_init_at(zc__waiter *w, const char *call) {
+#if ZCHAN_CHECKED
+    zc__waiter_check_init(w, call);
+#else
+    (void)call;
+#endif
     zc__node *n = zc__node_of(w);
     atomic_store_explicit(ZC__ATOMIC_UINT(n->state), ZC__IDLE, memory_order_relaxed);
     n->prev = n->next = NULL;
 }
+#define zc__waiter_init(w) zc__waiter_init_at((w), __func__)
 
 /* [F1] The notifier's half of the Dekker pairing: called after a seq_cst RMW that made
  * the resource available. Either this load sees a waiter that registered, or that

@@ -1,5 +1,6 @@
 /*
- * wake.h: the wake a thread is inside, as a waker of the library's own sees it.
+ * wake.h: the wake a thread is inside: a waiter list's, as a waker of the library's own
+ * sees it, and a future's self-wake.
  *
  * The waiter list (waitlist.c) records every wake it makes in a frame on its own stack
  * while the wake runs. A wake function of the library's own that is done with its
@@ -9,6 +10,10 @@
  */
 #ifndef ZCHAN_SRC_WAKE_H
 #define ZCHAN_SRC_WAKE_H
+
+#include <stdbool.h>
+
+#include <zchan/waker.h>
 
 #include "atomic.h"
 
@@ -28,5 +33,17 @@ static inline void zc__wake_release(const void *ctx) {
     zc__wake_frame *f = zc__wake_current;
     if (f && f->ctx == ctx) f->release(f);
 }
+
+/* The self-wake of a poll whose attempt met a peer mid-operation: it calls its own waker
+ * to be polled again soon. An executor may poll from inside that wake, so zc__wake_self
+ * counts the self-wakes this thread is inside, and a poll made from inside one
+ * (zc__in_self_wake) waits the peer out with a backoff rather than nest one wake deeper
+ * per round. */
+void zc__wake_self(const zc_waker *w);
+bool zc__in_self_wake(void);
+
+/* Whether this thread is inside a wake the library is making: a waiter list's notify or
+ * pass-on (a frame), or a self-wake. */
+static inline bool zc__in_wake(void) { return zc__wake_current || zc__in_self_wake(); }
 
 #endif /* ZCHAN_SRC_WAKE_H */

@@ -112,10 +112,12 @@ ZC_EXPORT zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcas
                                  zc_bcast_receiver **rx);
 
 /**
- * Make another sender handle for the same channel (counted: allocates nothing).
+ * Make another sender handle for the same channel (counted: allocates nothing; the
+ * checked build allocates a handle object, as zc_sender_clone does).
  *
  * @param tx  A live sender handle, or NULL.
- * @return A handle the caller drops once (it may compare equal to tx); NULL if tx is NULL.
+ * @return A handle the caller drops once (it may compare equal to tx); NULL if tx is NULL
+ *         (or, in the checked build only, out of memory).
  */
 ZC_EXPORT zc_bcast_sender *zc_bcast_sender_clone(zc_bcast_sender *tx);
 

@@ -49,7 +49,15 @@ extern "C" {
  *  The two handle types are distinct, so the compiler rejects a receiver where a sender
  *  is wanted; one cast to the other type anyway is caught by the clones (NULL) and the
  *  drops (nothing happens), where it would change the handle counts; any other call
- *  given one is undefined. */
+ *  given one is undefined.
+ *
+ *  Misuse the contract leaves undefined (a handle used after its drop or dropped twice;
+ *  a pending future moved, freed or initialised again; a channel's last handle dropped
+ *  while a future is pending on it; a blocking call that would wait inside a wake
+ *  callback) aborts at the misusing call, with a message on stderr naming the call and
+ *  the object, in the checked build (CMake option ZCHAN_CHECKED: on in Debug builds by
+ *  default, off in Release, where it costs nothing). The checked build keeps the public
+ *  structs' layout: a program needs no rebuild to link either. */
 typedef struct zc_sender zc_sender;
 /** A receiving handle. Counted: each one a constructor or clone returns is dropped once.
  *  A sender cast to this type: as for zc_sender. */
@@ -125,11 +133,15 @@ ZC_EXPORT zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiv
 /**
  * Make another sender handle for the same channel.
  *
- * Allocates nothing: a handle is counted, so cloning cannot run out of memory.
+ * Allocates nothing: a handle is counted, so cloning cannot run out of memory. (The
+ * checked build makes each clone a small handle object of its own, so that it can tell
+ * one handle dropped twice from two handles dropped once; it returns NULL if that
+ * allocation fails.)
  *
  * @param tx  A live sender handle, or NULL.
  * @return A handle the caller owns and drops once (it may compare equal to tx);
- *         NULL if tx is NULL or a receiver cast to zc_sender *.
+ *         NULL if tx is NULL or a receiver cast to zc_sender * (or, in the checked
+ *         build only, out of memory).
  *
  * Thread safety: any thread, concurrently with every other call.
  */
@@ -141,11 +153,13 @@ ZC_EXPORT zc_sender *zc_sender_clone(zc_sender *tx);
  * of either kind goes, the channel's memory is freed.
  *
  * @param tx  A live sender handle, or NULL, or a receiver cast to zc_sender * (then
- *            nothing happens). Using it afterwards, or dropping it twice, is undefined.
- *            A channel's senders are one counted handle (a clone may compare equal), so
- *            a second drop of tx while a clone lives takes the clone's count: the
- *            channel closes under the clone if that was the last. A debug build's
- *            assertion catches only a drop or clone once every sender has gone.
+ *            nothing happens). Using it afterwards, or dropping it twice, is undefined:
+ *            a channel's senders are one counted handle (a clone may compare equal), so
+ *            a second drop of tx while a clone lives takes the clone's count, and the
+ *            channel closes under the clone if that was the last. The checked build
+ *            aborts at such a use or second drop (see zc_sender). The last handle's
+ *            drop must come after every future on the channel has completed or been
+ *            cancelled (the checked build aborts otherwise).
  *
  * Thread safety: any thread, concurrently with every call except other uses of tx.
  */
@@ -164,11 +178,13 @@ ZC_EXPORT void zc_sender_drop(zc_sender *tx);
 ZC_EXPORT bool zc_sender_close(zc_sender *tx);
 
 /**
- * Make another receiver handle for the same channel. Allocates nothing.
+ * Make another receiver handle for the same channel. Allocates nothing (the checked
+ * build: as zc_sender_clone).
  *
  * @param rx  A live receiver handle, or NULL.
  * @return A handle the caller owns and drops once (it may compare equal to rx);
- *         NULL if rx is NULL or a sender cast to zc_receiver *.
+ *         NULL if rx is NULL or a sender cast to zc_receiver * (or, in the checked
+ *         build only, out of memory).
  *
  * Thread safety: any thread, concurrently with every other call.
  */
@@ -181,8 +197,8 @@ ZC_EXPORT zc_receiver *zc_receiver_clone(zc_receiver *rx);
  *
  * @param rx  A live receiver handle, or NULL, or a sender cast to zc_receiver * (then
  *            nothing happens). Using it afterwards, or dropping it twice, is undefined,
- *            as for zc_sender_drop (a second drop takes a clone's count; the debug
- *            assertion catches it only once every receiver has gone).
+ *            as for zc_sender_drop (a second drop takes a clone's count; the checked
+ *            build aborts at it).
  *
  * Thread safety: any thread, concurrently with every call except other uses of rx.
  */
@@ -276,9 +292,10 @@ ZC_EXPORT zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out);
 
 /** Private: storage for the waiter node embedded in every future. Its layout is the
  *  library's (it checks that its node fits, in size and alignment); never touched by
- *  callers. */
+ *  callers. The same size in every build: the checked build (ZCHAN_CHECKED) keeps its
+ *  stamp in the last word, which other builds leave unused. */
 typedef struct zc__waiter {
-    void *zc__private[5];
+    void *zc__private[6];
 } zc__waiter;
 
 /** A send operation as a poll-style future. Caller-allocated; fields are private. A

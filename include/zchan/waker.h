@@ -82,7 +82,10 @@ extern "C" {
  * A wake-up callback.
  *
  * wake is called from any thread, at most once per registration, and must not block
- * (push the task on a run queue, write an eventfd, unpark a thread). ctx is the
+ * (push the task on a run queue, write an eventfd, unpark a thread). A blocking zchan
+ * call made from inside a wake that would have to wait aborts in the checked build
+ * (ZCHAN_CHECKED, zchan/mpmc.h): the thread may be the one that must deliver what it
+ * waits for. ctx is the
  * caller's and must stay valid until the future it was given to completes or is
  * cancelled. A waker whose wake is NULL is a bad argument (ZC_EINVAL from the poll).
  */

@@ -168,8 +168,23 @@ MUTANTS = [
            "    *freed += s == ZC_OK;\n", "", test="test_future"),
     Mutant("spin_attempt_waits_out_peer", "src/block.c",
            "    unsigned got = zc__queue_pop_first8(q, a->buf);",
-           "    return zc_try_recv(&a->ch->rx, a->buf);\n    unsigned got = zc__queue_pop_first8(q, a->buf);",
+           "    for (zc__backoff b = ZC__BACKOFF_INIT;; zc__backoff_snooze(&b)) {\n"
+           "        zc_status r = zc__chan_recv(a->ch, a->buf); /* as zc_try_recv */\n"
+           "        if (r != ZC_PENDING) return r;\n    }\n"
+           "    unsigned got = zc__queue_pop_first8(q, a->buf);",
            test="test_scenarios_block", preset="hooks"),
+    # The checked build (src/check.h; the dev preset is Debug, so checked).
+    Mutant("checked_drop_keeps_stamp", "src/chan.c",
+           "#define HANDLE_RETIRE(h) ((h)->stamp = ZC__STAMP_DEAD, zc__quarantine(h))",
+           "#define HANDLE_RETIRE(h) ((void)0)", test="test_checked"),
+    Mutant("checked_register_unmarked", "src/waitlist.c",
+           "            MARK(node, true);\n", "", test="test_checked"),
+    Mutant("checked_wait_in_wake_allowed", "src/block_on.h",
+           "        ZC__CHECK_NOT_IN_WAKE(call);", "        (void)call;", test="test_checked"),
+    Mutant("checked_free_with_futures_allowed", "src/chan.c",
+           "static void check_no_futures(zc__chan *ch, const char *call) {\n#if ZCHAN_CHECKED",
+           "static void check_no_futures(zc__chan *ch, const char *call) {\n#if 0",
+           test="test_checked"),
     # ---- caught only by the whole run (stress, fuzz corpus, scenarios) ----
     Mutant("unbounded_capacity_reported", "src/chan.c",
            "out->capacity = zc__queue_capacity(&ch->q);",
