@@ -166,14 +166,14 @@ static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch, bool *register
 }
 
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
-    ZC__CHECK_FUTURE(f, f->zc__tx);
-    if (!f || !f->zc__tx ||
-        !send_many_args_ok(f->zc__tx->ch, f->zc__msgs, f->zc__n, f->zc__flags))
-        return ZC_EINVAL;
+    ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
+    if (!f || !f->zc__tx) return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_send_many_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
         return ZC_EINVAL;
     }
+    if (!f->zc__done && !send_many_args_ok(f->zc__tx->ch, f->zc__msgs, f->zc__n, f->zc__flags))
+        return ZC_EINVAL;
     if (f->zc__n == 0) f->zc__done = (int)ZC_OK + 1; /* a batch of 0: done, never registered */
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
@@ -214,8 +214,9 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
 
 size_t zc_send_many_sent(const zc_send_many *f) { return f ? f->zc__sent : 0; }
 
+/* A cancel of a future that never waited, or completed, touches only the future. */
 void zc_send_many_cancel(zc_send_many *f) {
-    if (!f || !f->zc__tx || f->zc__done) return;
+    if (!f || !f->zc__tx || f->zc__done || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__tx);
     zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
@@ -263,7 +264,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
 }
 
 void zc_recv_many_cancel(zc_recv_many *f) {
-    if (!f || !f->zc__rx) return;
+    if (!f || !f->zc__rx || zc__waitlist_is_idle(&f->zc__node)) return; /* as send's */
     ZC__CHECK_FUTURE(f, f->zc__rx);
     zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }

@@ -132,5 +132,6 @@ zc_status zc_recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns) {
 }
 
 zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns) {
+    ZC__CHECK_PARK(p, deadline_ns);
     return zc__parker_park_until(p, deadline_ns, true);
 }

@@ -38,8 +38,9 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
     zc_waker waker = zc_parker_waker(&parker);
     zc_status s = poll(op, &waker);
     if (s == ZC_PENDING) {
-        ZC__CHECK_NOT_IN_WAKE(call);
         uint64_t deadline_ns = zc__limit_deadline(limit); /* the clock only when waiting */
+        /* A limit already spent makes one attempt more at most: no wait to check. */
+        if (ZCHAN_CHECKED && !zc__deadline_passed(deadline_ns)) ZC__CHECK_NOT_IN_WAKE(call);
         /* A future whose poll wakes it itself (a peer mid-operation on its slot) is
          * polled again after a backoff that grows over the polls in a row that left the
          * permit there: a preempted peer at a lower real-time priority gets the CPU only

@@ -482,8 +482,9 @@ static void pass_on_send(void *arg) {
         zc__waitlist_pass_on(&ch->send_waiters, pass_on_send, ch);
 }
 
+/* A cancel of a future that never waited, or completed, touches only the future. */
 void zc_bcast_send_cancel(zc_bcast_send *f) {
-    if (!f || !f->zc__tx || f->zc__done) return;
+    if (!f || !f->zc__tx || f->zc__done || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__tx);
     /* Pass on a wake-up it held and did not use. */
     if (zc__waitlist_unregister(&f->zc__tx->ch->send_waiters, &f->zc__node))
@@ -491,7 +492,7 @@ void zc_bcast_send_cancel(zc_bcast_send *f) {
 }
 
 zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
-    ZC__CHECK_FUTURE(f, f->zc__tx);
+    ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
     if (!f || !f->zc__tx || !f->zc__msg) return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_bcast_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
@@ -525,7 +526,7 @@ void zc_bcast_recv_init(zc_bcast_recv *f, zc_bcast_receiver *rx) {
 }
 
 void zc_bcast_recv_cancel(zc_bcast_recv *f) {
-    if (!f || !f->zc__rx) return;
+    if (!f || !f->zc__rx || zc__waitlist_is_idle(&f->zc__node)) return; /* as send's */
     ZC__CHECK_FUTURE(f, f->zc__rx);
     /* An unused wake-up of a receive is owed to no one (file comment): just unlink. */
     zc__waitlist_unregister(&f->zc__rx->ch->recv_waiters, &f->zc__node);

@@ -39,9 +39,11 @@ zc_status zc_sender_closed_poll(zc_sender_closed *f, const zc_waker *w) {
     return f && f->zc__tx ? closed_poll(f->zc__tx->ch, &f->zc__node, w) : ZC_EINVAL;
 }
 
+/* A cancel of a future that never waited, or completed, touches only the future. */
 void zc_sender_closed_cancel(zc_sender_closed *f) {
+    if (!f || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__tx);
-    if (f && f->zc__tx) zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_CLOSE, &f->zc__node);
+    if (f->zc__tx) zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }
 
 void zc_receiver_closed_init(zc_receiver_closed *f, zc_receiver *rx) {
@@ -57,6 +59,7 @@ zc_status zc_receiver_closed_poll(zc_receiver_closed *f, const zc_waker *w) {
 }
 
 void zc_receiver_closed_cancel(zc_receiver_closed *f) {
+    if (!f || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__rx);
-    if (f && f->zc__rx) zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_CLOSE, &f->zc__node);
+    if (f->zc__rx) zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_CLOSE, &f->zc__node);
 }

@@ -52,7 +52,7 @@ static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc_
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    ZC__CHECK_FUTURE(f, f->zc__tx);
+    ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
     /* The fast path: a fresh future (never registered) whose first attempt sends. One
      * that is registered or holds a wake-up must be taken off its list after a send
      * (zc__wait does it). The node's state is read (acquire) before the other fields. */
@@ -72,8 +72,10 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
     return send_poll_slow(f, w);
 }
 
+/* A cancel of a future that never waited, or completed, touches nothing but the future:
+ * its handle need not be live then. */
 void zc_send_cancel(zc_send *f) {
-    if (!f || !f->zc__tx || f->zc__done) return;
+    if (!f || !f->zc__tx || f->zc__done || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__tx);
     zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }
@@ -117,7 +119,7 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
 }
 
 void zc_recv_cancel(zc_recv *f) {
-    if (!f || !f->zc__rx) return;
+    if (!f || !f->zc__rx || zc__waitlist_is_idle(&f->zc__node)) return; /* as send's */
     ZC__CHECK_FUTURE(f, f->zc__rx);
     zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
 }

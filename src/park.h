@@ -12,6 +12,7 @@
 #include <zchan/block.h>
 
 #include "atomic.h"
+#include "check.h"
 #include "clock.h"
 
 /* zc_parker.zc__state. PARKED is EMPTY - 1, so that one fetch_sub(1) in park takes
@@ -32,5 +33,13 @@ static inline bool zc__parker_has_permit(zc_parker *p) {
  * look for the permit a few times, yielding, before sleeping (park.c, PARK_SPIN); false
  * sleeps at once. Returns ZC_OK, ZC_TIMEDOUT or ZC_EINVAL (p NULL). */
 zc_status zc__parker_park_until(zc_parker *p, uint64_t deadline_ns, bool spin);
+
+/* The checked build's look at a public park of p until deadline_ns: one that would wait
+ * (no permit there, the deadline not passed), made inside a wake the library is making,
+ * aborts (check.h). Nothing in other builds. */
+#define ZC__CHECK_PARK(p, deadline_ns)                                                     \
+    ((ZCHAN_CHECKED && (p) && !zc__parker_has_permit(p) && !zc__deadline_passed(deadline_ns)) \
+         ? ZC__CHECK_NOT_IN_WAKE(__func__)                                                 \
+         : (void)0)
 
 #endif /* ZCHAN_SRC_PARK_H */

@@ -52,7 +52,7 @@ void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
 }
 
 zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
-    ZC__CHECK_FUTURE(f, f->zc__tx);
+    ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
     if (!f || !f->zc__tx || !f->zc__permit) return ZC_EINVAL;
     if (!w || !w->wake) {
         zc_reserve_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
@@ -70,7 +70,7 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
 }
 
 void zc_reserve_cancel(zc_reserve *f) {
-    if (!f || !f->zc__tx || f->zc__done) return;
+    if (!f || !f->zc__tx || f->zc__done || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__tx);
     zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
 }

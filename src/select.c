@@ -110,18 +110,21 @@ void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void *msg) {
     if (c) case_init(c, CASE_SEND, tx, NULL, msg, __func__);
 }
 
-/* The checked build's look at every case of a select at the start of call (wait.h's
- * ZC__CHECK_FUTURE for each): its node where its setup left it, its handle live. */
-static void check_cases(const zc_select_case *cases, size_t n, const char *call) {
+/* The checked build's look at every case of a select at the start of call (waitlist.h's
+ * ZC__CHECK_FUTURE for each): its node where its setup left it, its handle live (only
+ * for a case that is pending, when pending_only: the handles of a select that completed
+ * may be gone). */
+static void check_cases(const zc_select_case *cases, size_t n, bool pending_only,
+                        const char *call) {
 #if ZCHAN_CHECKED
     for (size_t i = 0; cases && i < n; i++) {
         zc_select_case *c = (zc_select_case *)&cases[i];
         zc__waiter_check(&c->zc__node, call);
-        if (c->zc__handle) /* either kind: the stamp is at the same place */
+        if (c->zc__handle && !(pending_only && zc__waitlist_is_idle(&c->zc__node)))
             zc__check_handle(&((zc_sender *)c->zc__handle)->stamp, c->zc__handle, call);
     }
 #else
-    (void)cases, (void)n, (void)call;
+    (void)cases, (void)n, (void)pending_only, (void)call;
 #endif
 }
 
@@ -165,7 +168,9 @@ static zc_status case_try(const zc_select_case *c, unsigned *owed) {
 static void select_finish(zc_select *s, size_t used, bool pass_on) {
     for (size_t i = 0; i < s->zc__n; i++) {
         zc_select_case *c = &s->zc__cases[i];
-        if (c->zc__handle && zc__waitlist_unregister(case_list(c), &c->zc__node) &&
+        /* An idle node holds nothing: its handle is not looked at (it may be gone). */
+        if (c->zc__handle && !zc__waitlist_is_idle(&c->zc__node) &&
+            zc__waitlist_unregister(case_list(c), &c->zc__node) &&
             pass_on && i != used)
             c->zc__kind |= CASE_ABSORBED;
     }
@@ -178,15 +183,19 @@ static void select_finish(zc_select *s, size_t used, bool pass_on) {
 }
 
 void zc_select_cancel(zc_select *s) {
-    if (s) check_cases(s->zc__cases, s->zc__n, __func__);
+    if (s) check_cases(s->zc__cases, s->zc__n, true, __func__);
     if (s && s->zc__cases) select_finish(s, s->zc__n, true);
 }
 
 void zc_select_disable(zc_select *s, size_t index) {
     if (!s || !s->zc__cases || index >= s->zc__n) return;
-    check_cases(s->zc__cases, s->zc__n, __func__);
+    check_cases(s->zc__cases, s->zc__n, true, __func__);
     zc_select_case *c = &s->zc__cases[index];
     if (!c->zc__handle) return;
+    if (zc__waitlist_is_idle(&c->zc__node)) { /* holds nothing; its handle may be gone */
+        c->zc__handle = NULL;
+        return;
+    }
     zc__chan *ch = case_chan(c);
     zc__side side = case_side(c);
     bool absorbed = zc__waitlist_unregister(case_list(c), &c->zc__node);
@@ -275,7 +284,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     if (index) *index = n;
     zc_status st = select_args(s, w, index, &live);
     if (st != ZC_OK) return st;
-    check_cases(s->zc__cases, n, __func__);
+    check_cases(s->zc__cases, n, false, __func__);
     if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
 
     /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */

@@ -185,7 +185,11 @@ void zc__waiter_check(zc__waiter *w, const char *call) {
 /* A linked node that no longer holds its pending stamp: its memory was freed or reused
  * while it was registered. Under the list's lock, as the owner's marks of a linked node. */
 static void check_linked(zc__node *n) {
-    if (n->check != node_stamp(n, true))
+    /* The oldest node has no previous one, and a linked node is WAITING (relaxed: under
+     * the lock, as every write of a linked node's state); memory freed and reused breaks
+     * one of these, or the stamp (an allocator's free writes its links at the start). */
+    if (n->check != node_stamp(n, true) || n->prev != NULL ||
+        atomic_load_explicit(node_state(n), memory_order_relaxed) != ZC__WAITING)
         zc__misuse("zchan (waking a waiter)", n,
                    "a pending future's memory was freed or overwritten while it was "
                    "registered: cancel a future before freeing it");

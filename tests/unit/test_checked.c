@@ -266,6 +266,28 @@ static void overwrite_a_registered_future(void) {
     zc_try_send(tx, &v);
 }
 
+/* As an allocator's free does: the start of the block (the node's links) written over,
+ * the rest (its stamp) left as it was. */
+static void free_a_registered_future(void) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    zc_recv *f = malloc(sizeof *f);
+    if (!f) _exit(2);
+    zc_recv_init(f, rx);
+    zc_waker w = waker();
+    uint64_t out, v = 1;
+    if (zc_recv_poll(f, &w, &out) != ZC_PENDING) _exit(2);
+    memset(f, 0x5a, 2 * sizeof(void *));
+    zc_try_send(tx, &v);
+}
+
+static void test_a_registered_future_whose_links_an_allocator_reused_is_found(void **state) {
+    (void)state;
+    expect_abort(free_a_registered_future, "waking a waiter",
+                 "freed or overwritten while it was registered");
+}
+
 static void test_a_registered_future_freed_is_found_by_the_next_wake(void **state) {
     (void)state;
     expect_abort(overwrite_a_registered_future, "waking a waiter",
@@ -337,6 +359,30 @@ static void block_inside_a_wake(void) {
 static void test_a_wait_inside_a_wake_callback_aborts(void **state) {
     (void)state;
     expect_abort(block_inside_a_wake, "zc_recv_timeout", "inside a wake callback");
+}
+
+static void park_inside_a_wake(void *ctx) {
+    (void)ctx;
+    zc_parker p;
+    zc_parker_init(&p);
+    zc_parker_park_timeout(&p, 1000000000u); /* nobody will unpark it */
+}
+
+static void park_a_parker_inside_a_wake(void) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    zc_recv f;
+    zc_recv_init(&f, rx);
+    zc_waker w = {park_inside_a_wake, NULL};
+    uint64_t out, v = 1;
+    if (zc_recv_poll(&f, &w, &out) != ZC_PENDING) _exit(2);
+    zc_try_send(tx, &v);
+}
+
+static void test_a_park_inside_a_wake_callback_aborts(void **state) {
+    (void)state;
+    expect_abort(park_a_parker_inside_a_wake, "zc_parker_park_timeout", "inside a wake callback");
 }
 
 /* ---- select, permits, batches, broadcast -------------------------------------------- */
@@ -515,6 +561,90 @@ static void test_an_idle_future_may_move_and_a_clone_is_its_own_handle(void **st
     zc_receiver_drop(rx);
 }
 
+/* Timed calls that cannot wait (a timeout of 0, a deadline already past) make their one
+ * attempt inside a wake without complaint. */
+static zc_receiver *empty_rx;
+static zc_status in_wake_status[3];
+
+static void wake_that_tries(void *ctx) {
+    (void)ctx;
+    uint64_t out;
+    size_t got, index;
+    in_wake_status[0] = zc_recv_timeout(empty_rx, &out, 0);
+    in_wake_status[1] = zc_recv_many_until(empty_rx, &out, 1, &got, 0);
+    zc_select_case c[1];
+    zc_select_recv_case(&c[0], empty_rx, &out);
+    in_wake_status[2] = zc_select_timeout(c, 1, 0, 0, &index);
+}
+
+static void test_calls_that_cannot_wait_are_allowed_inside_a_wake(void **state) {
+    (void)state;
+    zc_sender *tx, *tx2;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    make(&tx2, &empty_rx);
+    zc_recv f;
+    zc_recv_init(&f, rx);
+    zc_waker w = {wake_that_tries, NULL};
+    uint64_t out, v = 1;
+    assert_int_equal(zc_recv_poll(&f, &w, &out), ZC_PENDING);
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    for (int i = 0; i < 3; i++) assert_int_equal(in_wake_status[i], ZC_TIMEDOUT);
+    assert_int_equal(zc_recv_poll(&f, &w, &out), ZC_OK);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+    zc_sender_drop(tx2);
+    zc_receiver_drop(empty_rx);
+}
+
+/* A future that completed, or never waited, needs its handle no longer: polling a
+ * completed send again returns its status, and a cancel does nothing, after the handle's
+ * drop (the checked build does not abort, and nothing reads the freed channel). */
+static void test_a_done_or_idle_future_outlives_its_handle(void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    zc_sender *tx2 = zc_sender_clone(tx);
+    uint64_t v = 7, out;
+    zc_waker w = waker();
+    zc_send s;
+    zc_send_init(&s, tx2, &v);
+    assert_int_equal(zc_send_poll(&s, &w), ZC_OK);
+    zc_send_many sm;
+    zc_send_many_init(&sm, tx2, &v, 1, 0);
+    assert_int_equal(zc_send_many_poll(&sm, &w), ZC_OK);
+    zc_permit p;
+    zc_reserve r;
+    zc_reserve_init(&r, tx2, &p);
+    zc_recv idle;
+    zc_recv_init(&idle, rx);
+    zc_select_case c[1];
+    zc_select_recv_case(&c[0], rx, &out);
+    zc_select sel;
+    zc_select_init(&sel, c, 1, 0);
+    size_t index;
+    assert_int_equal(zc_select_poll(&sel, &w, &index), ZC_OK); /* takes v */
+    zc_sender_closed sc;
+    zc_sender_closed_init(&sc, tx2);
+    zc_sender_drop(tx2);
+    assert_int_equal(zc_send_poll(&s, &w), ZC_OK);
+    assert_int_equal(zc_send_many_poll(&sm, &w), ZC_OK);
+    zc_send_cancel(&s);
+    zc_send_many_cancel(&sm);
+    zc_reserve_cancel(&r);
+    zc_sender_closed_cancel(&sc);
+    zc_receiver *rx2 = zc_receiver_clone(rx);
+    zc_receiver_drop(rx); /* the channel lives on through tx and rx2 */
+    zc_recv_cancel(&idle);
+    zc_select_cancel(&sel);
+    zc_select_disable(&sel, 0);
+    assert_int_equal(counting_waker_count(&cw), 0);
+    assert_int_equal(zc_try_recv(rx2, &out), ZC_OK); /* the batch's message */
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_send_through_a_dropped_handle_aborts),
@@ -528,9 +658,11 @@ int main(void) {
         cmocka_unit_test(test_a_pending_future_moved_aborts),
         cmocka_unit_test(test_a_moved_pending_future_cancelled_aborts),
         cmocka_unit_test(test_a_registered_future_freed_is_found_by_the_next_wake),
+        cmocka_unit_test(test_a_registered_future_whose_links_an_allocator_reused_is_found),
         cmocka_unit_test(test_a_channel_dropped_with_a_future_pending_aborts),
         cmocka_unit_test(test_a_closed_event_future_left_pending_aborts_at_the_last_drop),
         cmocka_unit_test(test_a_wait_inside_a_wake_callback_aborts),
+        cmocka_unit_test(test_a_park_inside_a_wake_callback_aborts),
         cmocka_unit_test(test_a_pending_select_case_set_up_again_aborts),
         cmocka_unit_test(test_the_cases_of_a_pending_select_moved_abort),
         cmocka_unit_test(test_a_permit_committed_through_a_dropped_sender_aborts),
@@ -541,6 +673,8 @@ int main(void) {
         cmocka_unit_test(test_a_broadcast_dropped_with_a_future_pending_aborts),
 #endif
         cmocka_unit_test(test_an_idle_future_may_move_and_a_clone_is_its_own_handle),
+        cmocka_unit_test(test_calls_that_cannot_wait_are_allowed_inside_a_wake),
+        cmocka_unit_test(test_a_done_or_idle_future_outlives_its_handle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
