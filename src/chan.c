@@ -15,26 +15,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The handle objects: the channel's own two (every clone is one of them, counted), or in
- * the checked build one allocation each (check.h). NULL: out of memory. */
+/* The handle objects: the channel's own four (every clone is one of them, counted), or
+ * in the checked build one allocation each (check.h). NULL: out of memory.
+ * handle_free undoes a new one never handed out. */
 #if ZCHAN_CHECKED
-static zc_sender *sender_new(zc__chan *ch) {
-    zc_sender *h = malloc(sizeof *h);
-    if (h) *h = (zc_sender){ch, ZC__STAMP_SENDER};
-    return h;
-}
-
-static zc_receiver *receiver_new(zc__chan *ch) {
-    zc_receiver *h = malloc(sizeof *h);
-    if (h) *h = (zc_receiver){ch, ZC__STAMP_RECEIVER};
-    return h;
-}
-
+#define HANDLE_NEW(name, type, stamp_)                                                     \
+    static type *name(zc__chan *ch) {                                                      \
+        type *h = malloc(sizeof *h);                                                       \
+        if (h) *h = (type){ch, stamp_};                                                    \
+        return h;                                                                          \
+    }
+HANDLE_NEW(sender_new, zc_sender, ZC__STAMP_SENDER)
+HANDLE_NEW(receiver_new, zc_receiver, ZC__STAMP_RECEIVER)
+HANDLE_NEW(weak_sender_new, zc_weak_sender, ZC__STAMP_WEAK_SENDER)
+HANDLE_NEW(weak_receiver_new, zc_weak_receiver, ZC__STAMP_WEAK_RECEIVER)
+#define handle_free(h) free(h)
 /* A dropped handle: stamped dead, and kept a while so that a later use reads that. */
 #define HANDLE_RETIRE(h) ((h)->stamp = ZC__STAMP_DEAD, zc__quarantine(h))
 #else
 static zc_sender *sender_new(zc__chan *ch) { return &ch->tx; }
 static zc_receiver *receiver_new(zc__chan *ch) { return &ch->rx; }
+static zc_weak_sender *weak_sender_new(zc__chan *ch) { return &ch->weak_tx; }
+static zc_weak_receiver *weak_receiver_new(zc__chan *ch) { return &ch->weak_rx; }
+#define handle_free(h) ((void)(h))
 #define HANDLE_RETIRE(h) ((void)0)
 #endif
 
@@ -64,6 +67,8 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
 #if !ZCHAN_CHECKED
     ch->tx.ch = ch;
     ch->rx.ch = ch;
+    ch->weak_tx.ch = ch;
+    ch->weak_rx.ch = ch;
 #endif
     *tx = sender_new(ch);
     *rx = receiver_new(ch);
@@ -182,6 +187,99 @@ void zc_receiver_drop(zc_receiver *rx) {
          * reader of what the queue retired: free what is read out now. */
         zc__queue_receiver_left(&ch->q);
     }
+    chan_release_handle(ch, __func__);
+}
+
+/* ---- Weak handles: each holds one count of `handles` (the memory), none of `senders`
+ * or `receivers` (the channel stays open only for its strong handles). */
+
+/* One more weak handle: relaxed, as count_clone's (the caller holds a handle). */
+static void count_weak(zc__chan *ch) {
+    atomic_fetch_add_explicit(&ch->handles, 1, memory_order_relaxed);
+}
+
+/* A strong handle of a kind whose live count is *count, from a weak one: one more of
+ * that kind unless none is left (then none can come back: it is not resurrected from
+ * 0) or, for senders (closed_ends), the channel is closed. Relaxed CAS: a count, as
+ * count_clone's; the weak handle keeps the memory, and a drop's acq_rel decrement ([H1])
+ * orders the rest. */
+static bool count_upgrade(zc__chan *ch, _Atomic size_t *count, bool closed_ends) {
+    size_t n = atomic_load_explicit(count, memory_order_relaxed);
+    do {
+        if (n == 0 || (closed_ends && zc__chan_is_closed(ch))) return false;
+    } while (!atomic_compare_exchange_weak_explicit(count, &n, n + 1, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    atomic_fetch_add_explicit(&ch->handles, 1, memory_order_relaxed); /* as count_clone */
+    return true;
+}
+
+zc_weak_sender *zc_sender_downgrade(zc_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
+    if (!zc__is_sender(tx)) return NULL;
+    zc_weak_sender *w = weak_sender_new(tx->ch);
+    if (w) count_weak(tx->ch);
+    return w;
+}
+
+zc_weak_receiver *zc_receiver_downgrade(zc_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
+    if (!zc__is_receiver(rx)) return NULL;
+    zc_weak_receiver *w = weak_receiver_new(rx->ch);
+    if (w) count_weak(rx->ch);
+    return w;
+}
+
+zc_sender *zc_weak_sender_upgrade(zc_weak_sender *w) {
+    ZC__CHECK_HANDLE(w);
+    if (!zc__is_weak_sender(w)) return NULL;
+    zc_sender *tx = sender_new(w->ch);
+    if (tx && !count_upgrade(w->ch, &w->ch->senders, true)) {
+        handle_free(tx);
+        tx = NULL;
+    }
+    return tx;
+}
+
+zc_receiver *zc_weak_receiver_upgrade(zc_weak_receiver *w) {
+    ZC__CHECK_HANDLE(w);
+    if (!zc__is_weak_receiver(w)) return NULL;
+    zc_receiver *rx = receiver_new(w->ch);
+    if (rx && !count_upgrade(w->ch, &w->ch->receivers, false)) {
+        handle_free(rx);
+        rx = NULL;
+    }
+    return rx;
+}
+
+zc_weak_sender *zc_weak_sender_clone(zc_weak_sender *w) {
+    ZC__CHECK_HANDLE(w);
+    if (!zc__is_weak_sender(w)) return NULL;
+    zc_weak_sender *clone = weak_sender_new(w->ch);
+    if (clone) count_weak(w->ch);
+    return clone;
+}
+
+zc_weak_receiver *zc_weak_receiver_clone(zc_weak_receiver *w) {
+    ZC__CHECK_HANDLE(w);
+    if (!zc__is_weak_receiver(w)) return NULL;
+    zc_weak_receiver *clone = weak_receiver_new(w->ch);
+    if (clone) count_weak(w->ch);
+    return clone;
+}
+
+void zc_weak_sender_drop(zc_weak_sender *w) {
+    ZC__CHECK_HANDLE(w);
+    if (!zc__is_weak_sender(w)) return;
+    zc__chan *ch = w->ch;
+    HANDLE_RETIRE(w);
+    chan_release_handle(ch, __func__);
+}
+
+void zc_weak_receiver_drop(zc_weak_receiver *w) {
+    ZC__CHECK_HANDLE(w);
+    if (!zc__is_weak_receiver(w)) return;
+    zc__chan *ch = w->ch;
+    HANDLE_RETIRE(w);
     chan_release_handle(ch, __func__);
 }
 

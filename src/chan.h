@@ -42,6 +42,19 @@ struct zc_receiver {
     uintptr_t stamp; /* ZC__STAMP_RECEIVER, or ZC__STAMP_DEAD once dropped */
 #endif
 };
+/* Weak handles: they keep the channel's memory, not the channel open (chan.c). */
+struct zc_weak_sender {
+    zc__chan *ch;
+#if ZCHAN_CHECKED
+    uintptr_t stamp; /* ZC__STAMP_WEAK_SENDER, or ZC__STAMP_DEAD once dropped */
+#endif
+};
+struct zc_weak_receiver {
+    zc__chan *ch;
+#if ZCHAN_CHECKED
+    uintptr_t stamp; /* ZC__STAMP_WEAK_RECEIVER, or ZC__STAMP_DEAD once dropped */
+#endif
+};
 
 struct zc__chan {
     zc__queue q;
@@ -51,12 +64,14 @@ struct zc__chan {
     /* Handle counts, touched by clone/drop only. */
     ZC_CACHE_ALIGNED _Atomic size_t senders;
     _Atomic size_t receivers;
-    _Atomic size_t handles; /* senders + receivers: the last one frees the channel */
+    _Atomic size_t handles; /* senders + receivers + weak handles: the last frees it */
     void (*drop_msg)(void *msg, void *ctx);
     void *drop_ctx;
 #if !ZCHAN_CHECKED
     struct zc_sender tx; /* every sender handle is this one (counted) */
     struct zc_receiver rx;
+    struct zc_weak_sender weak_tx; /* likewise for weak handles */
+    struct zc_weak_receiver weak_rx;
 #endif
 };
 
@@ -76,6 +91,22 @@ static inline bool zc__is_receiver(const zc_receiver *rx) {
     return rx && rx->stamp == ZC__STAMP_RECEIVER;
 #else
     return rx && rx == &rx->ch->rx;
+#endif
+}
+
+static inline bool zc__is_weak_sender(const zc_weak_sender *w) {
+#if ZCHAN_CHECKED
+    return w && w->stamp == ZC__STAMP_WEAK_SENDER;
+#else
+    return w && w == &w->ch->weak_tx;
+#endif
+}
+
+static inline bool zc__is_weak_receiver(const zc_weak_receiver *w) {
+#if ZCHAN_CHECKED
+    return w && w->stamp == ZC__STAMP_WEAK_RECEIVER;
+#else
+    return w && w == &w->ch->weak_rx;
 #endif
 }
 

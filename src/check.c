@@ -20,7 +20,9 @@ void zc__misuse(const char *call, const void *obj, const char *what) {
 
 void zc__check_handle(const uintptr_t *stamp, const void *handle, const char *call) {
     uintptr_t s = *stamp;
-    if (s == ZC__STAMP_SENDER || s == ZC__STAMP_RECEIVER) return;
+    if (s == ZC__STAMP_SENDER || s == ZC__STAMP_RECEIVER || s == ZC__STAMP_WEAK_SENDER ||
+        s == ZC__STAMP_WEAK_RECEIVER)
+        return;
     zc__misuse(call, handle,
                s == ZC__STAMP_DEAD ? "handle used after its drop (use after drop, or a "
                                      "second drop)"

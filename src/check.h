@@ -22,6 +22,8 @@
 /* Handle stamps (32-bit values, so that uintptr_t holds them everywhere). */
 #define ZC__STAMP_SENDER ((uintptr_t)0x7a635478u)   /* "zcTx": a live sender */
 #define ZC__STAMP_RECEIVER ((uintptr_t)0x7a635278u) /* "zcRx": a live receiver */
+#define ZC__STAMP_WEAK_SENDER ((uintptr_t)0x7a635778u)   /* "zcWx": a live weak sender */
+#define ZC__STAMP_WEAK_RECEIVER ((uintptr_t)0x7a637778u) /* "zcwx": a live weak receiver */
 #define ZC__STAMP_DEAD ((uintptr_t)0x7a634444u)     /* "zcDD": dropped */
 /* What a waiter node's check word holds: its own address, mixed with one of two keys:
  * IDLE (not registered, no wake-up held) or PENDING (registered, or woken and not yet

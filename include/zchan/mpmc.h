@@ -64,6 +64,11 @@ typedef struct zc_sender zc_sender;
 /** A receiving handle. Counted: each one a constructor or clone returns is dropped once.
  *  A sender cast to this type: as for zc_sender. */
 typedef struct zc_receiver zc_receiver;
+/** A weak sending handle (zc_sender_downgrade): it keeps the channel's memory but not the
+ *  channel open, and gives a sender back while one is left (zc_weak_sender_upgrade). */
+typedef struct zc_weak_sender zc_weak_sender;
+/** A weak receiving handle (zc_receiver_downgrade), as zc_weak_sender. */
+typedef struct zc_weak_receiver zc_weak_receiver;
 
 /** How to make a channel. */
 typedef struct zc_config {
@@ -289,6 +294,107 @@ ZC_EXPORT zc_status zc_sender_info(const zc_sender *tx, zc_info *out);
  * Thread safety: any thread; each field is read atomically, the whole is not.
  */
 ZC_EXPORT zc_status zc_receiver_info(const zc_receiver *rx, zc_info *out);
+
+/* ---- Weak handles --------------------------------------------------------------------- */
+
+/**
+ * Make a weak sender for tx's channel: a handle that does not keep the channel open (the
+ * last sender's drop closes it even while weak senders live) but keeps its memory, so
+ * that zc_weak_sender_upgrade can be asked at any time. For a sender kept by someone
+ * who must not hold the channel open, such as a registry or a timer (tokio's and
+ * async-channel's WeakSender).
+ *
+ * Allocates nothing (counted, as the clones; the checked build: one handle object).
+ *
+ * @param tx  A live sender handle, or NULL.
+ * @return A weak handle the caller owns and drops once with zc_weak_sender_drop; NULL if
+ *         tx is NULL or a receiver cast to zc_sender * (or, in the checked build only,
+ *         out of memory).
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_weak_sender *zc_sender_downgrade(zc_sender *tx);
+
+/**
+ * A sender from a weak one, while the channel is open and a sender is left.
+ *
+ * @param w  A live weak sender, or NULL.
+ * @return A new sender handle the caller owns and drops once; NULL if w is NULL, if
+ *         every sender has been dropped (the count never comes back from zero), or if
+ *         the channel was closed (or, in the checked build only, out of memory). A
+ *         close that comes during the call may follow the upgrade: the new sender's
+ *         sends then return ZC_CLOSED.
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_sender *zc_weak_sender_upgrade(zc_weak_sender *w);
+
+/**
+ * Another weak sender for the same channel (counted: allocates nothing, as the clones).
+ *
+ * @param w  A live weak sender, or NULL.
+ * @return A weak handle the caller drops once (it may compare equal to w); NULL if w is
+ *         NULL (or, in the checked build only, out of memory).
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_weak_sender *zc_weak_sender_clone(zc_weak_sender *w);
+
+/**
+ * Give up a weak sender. It closes nothing; if it was the channel's last handle of any
+ * kind, the channel's memory is freed.
+ *
+ * @param w  A live weak sender, or NULL (nothing happens). Using it afterwards, or
+ *           dropping it twice, is undefined (the checked build aborts).
+ *
+ * Thread safety: any thread, concurrently with every call except other uses of w.
+ */
+ZC_EXPORT void zc_weak_sender_drop(zc_weak_sender *w);
+
+/**
+ * Make a weak receiver for rx's channel, as zc_sender_downgrade: it keeps the memory,
+ * not a receiver's place (the last receiver's drop still closes the channel and passes
+ * what is left to drop_msg).
+ *
+ * @param rx  A live receiver handle, or NULL.
+ * @return A weak handle the caller drops once; NULL if rx is NULL or a sender cast to
+ *         zc_receiver * (or, in the checked build only, out of memory).
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_weak_receiver *zc_receiver_downgrade(zc_receiver *rx);
+
+/**
+ * A receiver from a weak one, while a receiver is left. Unlike a sender's upgrade, a
+ * close does not end it: a receiver of a closed channel can still take what is left.
+ *
+ * @param w  A live weak receiver, or NULL.
+ * @return A new receiver handle the caller owns and drops once; NULL if w is NULL or
+ *         every receiver has been dropped (or, in the checked build only, out of memory).
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_receiver *zc_weak_receiver_upgrade(zc_weak_receiver *w);
+
+/**
+ * Another weak receiver for the same channel, as zc_weak_sender_clone.
+ *
+ * @param w  A live weak receiver, or NULL.
+ * @return A weak handle the caller drops once; NULL if w is NULL (or, in the checked
+ *         build only, out of memory).
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_weak_receiver *zc_weak_receiver_clone(zc_weak_receiver *w);
+
+/**
+ * Give up a weak receiver, as zc_weak_sender_drop.
+ *
+ * @param w  A live weak receiver, or NULL (nothing happens).
+ *
+ * Thread safety: any thread, concurrently with every call except other uses of w.
+ */
+ZC_EXPORT void zc_weak_receiver_drop(zc_weak_receiver *w);
 
 /* ---- Futures ------------------------------------------------------------------------ */
 

@@ -137,6 +137,22 @@ static void test_a_second_drop_of_the_last_handle_aborts(void **state) {
     expect_abort(drop_the_last_sender_twice, "zc_sender_drop", "used after its drop");
 }
 
+static void drop_a_weak_sender_twice(void) {
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    zc_weak_sender *w = zc_sender_downgrade(tx);
+    zc_weak_sender *w2 = zc_weak_sender_clone(w);
+    (void)w2;
+    zc_weak_sender_drop(w);
+    zc_weak_sender_drop(w);
+}
+
+static void test_a_weak_handle_dropped_twice_aborts(void **state) {
+    (void)state;
+    expect_abort(drop_a_weak_sender_twice, "zc_weak_sender_drop", "used after its drop");
+}
+
 static void clone_a_pointer_that_is_no_handle(void) {
     uint64_t not_a_handle[4] = {0};
     zc_sender_clone((zc_sender *)(void *)not_a_handle);
@@ -651,6 +667,7 @@ int main(void) {
         cmocka_unit_test(test_a_call_through_a_handle_of_a_freed_channel_aborts),
         cmocka_unit_test(test_a_second_drop_while_a_clone_lives_aborts),
         cmocka_unit_test(test_a_second_drop_of_the_last_handle_aborts),
+        cmocka_unit_test(test_a_weak_handle_dropped_twice_aborts),
         cmocka_unit_test(test_a_pointer_that_is_no_handle_aborts),
         cmocka_unit_test(test_a_future_polled_after_its_channel_is_gone_aborts),
         cmocka_unit_test(test_a_pending_future_initialised_again_aborts),
