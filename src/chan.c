@@ -414,6 +414,34 @@ zc_status zc_try_recv(zc_receiver *rx, void *out) {
     return try_recv_slow(rx, out);
 }
 
+/* Where zc_force_send's evicted message goes: the caller's evicted_out, else drop_msg. */
+typedef struct evict_to {
+    zc__chan *ch;
+    void *out;
+} evict_to;
+
+static void evict_msg(void *msg, void *arg) {
+    evict_to *e = arg;
+    if (e->out)
+        memcpy(e->out, msg, e->ch->q.elem_size);
+    else if (e->ch->drop_msg)
+        e->ch->drop_msg(msg, e->ch->drop_ctx);
+}
+
+zc_status zc_force_send(zc_sender *tx, const void *msg, void *evicted_out, bool *evicted) {
+    ZC__CHECK_HANDLE(tx);
+    if (evicted) *evicted = false;
+    if (!tx || !msg) return ZC_EINVAL;
+    zc__chan *ch = tx->ch;
+    evict_to e = {ch, evicted_out};
+    bool ev = false;
+    zc_status s = zc__queue_force_push(&ch->q, msg, evict_msg, &e, &ev);
+    if (evicted) *evicted = ev;
+    /* A message made available, as a send's ([F1]: after the claims); one taken out in
+     * its place frees no slot. */
+    return s == ZC_OK ? zc__chan_sent(ch) : s;
+}
+
 static void chan_info(zc__chan *ch, zc_info *out) {
     out->len = zc__queue_len(&ch->q);
     out->capacity = zc__queue_capacity(&ch->q);

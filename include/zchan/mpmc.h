@@ -74,7 +74,8 @@ typedef struct zc_weak_receiver zc_weak_receiver;
 typedef struct zc_config {
     size_t elem_size; /**< bytes per message, >= 1 */
     /** Optional: disposes of a message no receiver will take, called once per such
-     *  message when the last receiver is dropped; msg points at elem_size bytes that are
+     *  message when the last receiver is dropped (and for a message zc_force_send takes
+     *  out with no evicted_out, during that call); msg points at elem_size bytes that are
      *  valid only during the call, aligned to 8 bytes (4 where size_t has 32 bits) and
      *  no more: a type that needs more (long double, __int128, an over-aligned struct)
      *  must be copied out with memcpy before use. NULL: such messages are simply
@@ -272,6 +273,36 @@ ZC_EXPORT zc_status zc_try_send(zc_sender *tx, const void *msg);
  * Wakes: at most one waiting sender (bounded channels).
  */
 ZC_EXPORT zc_status zc_try_recv(zc_receiver *rx, void *out);
+
+/**
+ * Send msg without ever waiting for room: on a full bounded channel the oldest message is
+ * taken out and msg goes in, in one step of the channel's order; with room (or on an
+ * unbounded channel) it is a plain send. For the newest-wins queues of telemetry, UI
+ * state or sensor readings. Anchor: async-channel's force_send.
+ *
+ * Linearizable: the message taken out is the oldest at that moment, and one that no
+ * receiver got (a receiver that takes it first makes room instead, and nothing is taken
+ * out). Like a send, it wakes a waiting receiver; it frees no slot, so it wakes no
+ * waiting sender. It waits only for a peer in the middle of an operation on the slot it
+ * needs, as zc_try_send does.
+ *
+ * @param tx           Sender handle.
+ * @param msg          elem_size bytes, copied in.
+ * @param evicted_out  elem_size writable bytes for the message taken out, or NULL: the
+ *                     message then goes to the channel's drop_msg (if any), during the
+ *                     call.
+ * @param evicted      Optional (NULL: not reported): set to whether a message was taken
+ *                     out (and so written to evicted_out or given to drop_msg).
+ * @return ZC_OK (msg sent); ZC_CLOSED (the channel is closed: nothing sent, nothing taken
+ *         out); ZC_FULL (bounded, full, and its oldest place is a reservation not yet
+ *         committed (zchan/permit.h), which is no message: nothing sent, nothing taken
+ *         out); ZC_ENOMEM (unbounded: no memory for a new segment; nothing sent);
+ *         ZC_EINVAL (tx or msg NULL).
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_status zc_force_send(zc_sender *tx, const void *msg, void *evicted_out,
+                                  bool *evicted);
 
 /**
  * A snapshot of the channel's length, capacity, handle counts and closed flag.

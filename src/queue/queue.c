@@ -141,3 +141,13 @@ void zc__queue_discard(zc__queue *q, void (*drop)(void *msg, void *ctx), void *c
 void zc__queue_receiver_left(zc__queue *q) {
     if (q->kind == ZC__QUEUE_SEGQ) zc__segq_reclaim(&q->u.segq, NULL);
 }
+
+zc_status zc__queue_force_push(zc__queue *q, const void *msg, zc__ring_evict_fn *evict,
+                               void *ctx, bool *evicted) {
+    if (q->kind == ZC__QUEUE_RING) return zc__ring_force_push(&q->u.ring, msg, evict, ctx, evicted);
+    *evicted = false;
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc_status s;
+    while ((s = zc__segq_push(&q->u.segq, msg)) == ZC_PENDING) zc__backoff_snooze(&backoff);
+    return s;
+}

@@ -94,6 +94,13 @@ static inline zc_status zc__queue_push(zc__queue *q, const void *msg) {
                                      : zc__segq_push(&q->u.segq, msg);
 }
 
+/* A send that never waits for a receiver (zc__ring_force_push): on a full ring the oldest
+ * message is given to evict; a segmented queue is never full, and its send waits out a
+ * peer installing a segment. ZC_OK, ZC_CLOSED, ZC_ENOMEM (unbounded), ZC_FULL (a
+ * reservation is the oldest place). */
+zc_status zc__queue_force_push(zc__queue *q, const void *msg, zc__ring_evict_fn *evict,
+                               void *ctx, bool *evicted);
+
 /* One full receive attempt: ZC_OK, ZC_EMPTY, ZC_CLOSED, ZC_PENDING (ring.h, segq.h).
  * Adds the slots it freed to *freed, whatever the status. */
 static inline zc_status zc__queue_pop(zc__queue *q, void *out, size_t *freed) {

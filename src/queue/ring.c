@@ -275,6 +275,74 @@ zc__ring_mark zc__ring_pop_marked(zc__ring *r, size_t head, size_t stamp) {
     return zc__ring_skip_hole(r, head, stamp) ? ZC__RING_SKIPPED : ZC__RING_GONE;
 }
 
+/* What one try at replacing the oldest message came to. */
+typedef enum replace_result {
+    REPLACED,       /* msg sent (the oldest taken out, or a receiver took it first) */
+    REPLACE_AGAIN,  /* the ring moved (no longer full, or a peer moved tail): push again */
+    REPLACE_NOTHING /* the oldest place is a reservation: nothing to take out */
+} replace_result;
+
+/* With the ring seen full: claim the send position tail (its slot still holds the
+ * oldest place, head, so no other sender can), then the oldest message (a receive's
+ * claim), and write msg into the slot. A receiver that takes the oldest message first
+ * frees the slot for us as it would for any sender. */
+static replace_result ring_replace_oldest(zc__ring *r, const void *msg,
+                                          zc__ring_evict_fn *evict, void *ctx,
+                                          bool *evicted) {
+    /* Relaxed: a guess, validated by the CAS on tail below. */
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (tail & r->mark_bit) return REPLACE_AGAIN; /* closed: the push says so */
+    size_t head = tail - r->one_lap; /* the oldest place, if the ring is full */
+    _Atomic size_t *stamp = zc__ring_stamp(r, head & (r->mark_bit - 1));
+    /* [S2] seq_cst, as a send's look at head: full means head is one lap behind tail. */
+    if (atomic_load_explicit(&r->head, memory_order_seq_cst) != head) return REPLACE_AGAIN;
+    /* [A2] pairs with [R1]: a published message's bytes are visible. */
+    size_t st = atomic_load_explicit(stamp, memory_order_acquire);
+    if (st == (head | r->mark_bit)) return REPLACE_NOTHING; /* a reservation */
+    if (st != head + 1) {
+        zc__ring_skip_hole(r, head, st); /* a hole is no message: skip it, push again */
+        return REPLACE_AGAIN;
+    }
+    /* [S1] seq_cst claim of position tail, as a push's. */
+    if (!atomic_compare_exchange_strong_explicit(&r->tail, &tail, zc__ring_next(r, tail),
+                                                 memory_order_seq_cst, memory_order_relaxed))
+        return REPLACE_AGAIN;
+    ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
+    size_t h = head;
+    /* [S1] seq_cst claim of the oldest message, as a receive's. */
+    if (atomic_compare_exchange_strong_explicit(&r->head, &h, zc__ring_next(r, head),
+                                                memory_order_seq_cst, memory_order_relaxed)) {
+        evict(zc__ring_msg(r, head & (r->mark_bit - 1)), ctx);
+        *evicted = true;
+    } else {
+        /* A receiver took it: wait while it copies it out ([A1] pairs with its [R2]). */
+        zc__backoff backoff = ZC__BACKOFF_INIT;
+        while (atomic_load_explicit(stamp, memory_order_acquire) != tail)
+            zc__backoff_snooze(&backoff);
+    }
+    zc__copy_in(zc__ring_msg(r, tail & (r->mark_bit - 1)), msg, r->elem_size);
+    /* [R1] publish the message; pairs with [A2]. */
+    atomic_store_explicit(stamp, tail + 1, memory_order_release);
+    ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
+    return REPLACED;
+}
+
+zc_status zc__ring_force_push(zc__ring *r, const void *msg, zc__ring_evict_fn *evict,
+                              void *ctx, bool *evicted) {
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    *evicted = false;
+    for (;;) {
+        zc_status s = zc__ring_push(r, msg);
+        if (s == ZC_OK || s == ZC_CLOSED) return s;
+        if (s == ZC_FULL) {
+            replace_result k = ring_replace_oldest(r, msg, evict, ctx, evicted);
+            if (k == REPLACED) return ZC_OK;
+            if (k == REPLACE_NOTHING) return ZC_FULL;
+        }
+        zc__backoff_snooze(&backoff); /* a peer mid-operation, or the ring moved */
+    }
+}
+
 bool zc__ring_close(zc__ring *r) {
     /* seq_cst: close is ordered before the waiter-list sweep that follows it, and any
      * sender's later CAS on tail fails against the marked value. */

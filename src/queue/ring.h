@@ -46,6 +46,18 @@ static inline zc_status zc__ring_push(zc__ring *r, const void *msg);
  * place are skipped, each freeing its slot: added to *skipped, whatever the status. */
 static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped);
 
+/* A message a force push took out of the ring, at msg (elem_size bytes, 8-aligned), for
+ * the caller's evict(msg, ctx) to copy out or dispose of before the slot is reused. */
+typedef void zc__ring_evict_fn(void *msg, void *ctx);
+
+/* Send msg even if the ring is full, never waiting for a receiver: a full ring's oldest
+ * message is taken out (given to evict, *evicted set) and msg takes its place, as one
+ * step in the ring's order (async-channel's force_send). ZC_OK; ZC_CLOSED (nothing
+ * taken out); ZC_FULL only if the oldest place is a reservation, which is no message
+ * (nothing taken out). Waits out peers mid-operation, as zc_try_send does. */
+zc_status zc__ring_force_push(zc__ring *r, const void *msg, zc__ring_evict_fn *evict,
+                              void *ctx, bool *evicted);
+
 /* Set the mark bit; true if this call set it. */
 bool zc__ring_close(zc__ring *r);
 bool zc__ring_is_closed(const zc__ring *r);
