@@ -76,6 +76,7 @@ struct zc_bcast_receiver {
 struct zc__bcast {
     zc__waitlist recv_waiters; /* receivers waiting for a message or close */
     zc__waitlist send_waiters; /* senders waiting for a free slot or close (back-pressure) */
+    zc__waitlist close_waiters; /* zc_bcast_closed: the close, or no receiver left */
     pthread_mutex_t mu;
     /* Under mu ([M1]). */
     uint64_t head;    /* oldest message held */
@@ -141,7 +142,7 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
                        zc_bcast_receiver **rx) {
     if (tx) *tx = NULL;
     if (rx) *rx = NULL;
-    if (!cfg || !tx || !rx || cap == 0 || cfg->elem_size == 0 ||
+    if (!cfg || !tx || cap == 0 || cfg->elem_size == 0 ||
         (cfg->mode != ZC_BCAST_BACKPRESSURE && cfg->mode != ZC_BCAST_OVERFLOW) ||
         cfg->elem_size > SIZE_MAX - sizeof(size_t) ||
         cap > SIZE_MAX / (cfg->elem_size + sizeof(size_t))) /* the size, whole */
@@ -149,11 +150,11 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
 
     size_t size = (sizeof(zc__bcast) + ZC_CACHE_LINE - 1) & ~(size_t)(ZC_CACHE_LINE - 1);
     zc__bcast *ch = aligned_alloc(ZC_CACHE_LINE, size);
-    zc_bcast_receiver *r = malloc(sizeof *r);
+    zc_bcast_receiver *r = rx ? malloc(sizeof *r) : NULL; /* no rx: no receiver wanted */
     size_t *rem = calloc(cap, sizeof *rem);
     unsigned char *slots = malloc(cap * cfg->elem_size);
     zc_bcast_sender *t = ch ? sender_handle(ch) : NULL;
-    if (!ch || !r || !rem || !slots || !t || pthread_mutex_init(&ch->mu, NULL) != 0) {
+    if (!ch || (rx && !r) || !rem || !slots || !t || pthread_mutex_init(&ch->mu, NULL) != 0) {
 #if ZCHAN_CHECKED
         free(t);
 #endif
@@ -165,9 +166,11 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
     }
     zc__waitlist_init(&ch->recv_waiters);
     zc__waitlist_init(&ch->send_waiters);
+    zc__waitlist_init(&ch->close_waiters);
     ch->head = ch->tail = 0;
-    ch->senders = ch->receivers = 1;
-    ch->handles = 2;
+    ch->senders = 1;
+    ch->receivers = r ? 1 : 0;
+    ch->handles = 1 + ch->receivers;
     ch->closed = false;
     ch->rem = rem;
     ch->slots = slots;
@@ -178,21 +181,23 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
     ch->drop_msg = cfg->drop_msg;
     ch->ctx = cfg->ctx;
     ch->tx.ch = ch;
-    r->ch = ch;
-    r->pos = 0;
-    STAMP_RECEIVER(r);
+    if (r) {
+        r->ch = ch;
+        r->pos = 0;
+        STAMP_RECEIVER(r);
+        *rx = r;
+    }
     *tx = t;
-    *rx = r;
     return ZC_OK;
 }
 
 static void bcast_free(zc__bcast *ch, const char *call) {
     assert(ch->head == ch->tail && "every held message was read or dropped");
 #if ZCHAN_CHECKED
-    zc__waitlist *lists[] = {&ch->recv_waiters, &ch->send_waiters};
+    zc__waitlist *lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
     /* Relaxed: after the last handle's release under mu ([H1]) nobody else touches the
      * lists; the counts are final. */
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; i < 3; i++)
         if (atomic_load_explicit(&lists[i]->waiters, memory_order_relaxed) != 0 ||
             zc__waitlist_notified(lists[i]) != 0)
             zc__misuse(call, ch, "broadcast channel freed with futures still pending on it "
@@ -214,10 +219,11 @@ static bool close_locked(zc__bcast *ch) {
     return true;
 }
 
-/* Close wakes every waiter of both kinds; they re-check and see closed ([M2]). */
+/* Close wakes every waiter of every kind; they re-check and see closed ([M2]). */
 static void wake_all(zc__bcast *ch) {
     zc__waitlist_notify_all(&ch->recv_waiters);
     zc__waitlist_notify_all(&ch->send_waiters);
+    zc__waitlist_notify_all(&ch->close_waiters);
 }
 
 /* Slots a waiting sender could take now: none once closed (zc__avail_fn). */
@@ -328,6 +334,11 @@ zc_bcast_receiver *zc_bcast_subscribe(zc_bcast_sender *tx) {
     return tx ? receiver_new(tx->ch, NULL) : NULL;
 }
 
+zc_bcast_receiver *zc_bcast_resubscribe(zc_bcast_receiver *rx) {
+    ZC__CHECK_HANDLE(rx);
+    return rx ? receiver_new(rx->ch, NULL) : NULL;
+}
+
 zc_bcast_receiver *zc_bcast_receiver_clone(zc_bcast_receiver *rx) {
     ZC__CHECK_HANDLE(rx);
     return rx ? receiver_new(rx->ch, rx) : NULL;
@@ -357,12 +368,21 @@ void zc_bcast_receiver_drop(zc_bcast_receiver *rx) {
 
 /* One send attempt without its wakes: ZC_OK, ZC_FULL (back-pressure), ZC_CLOSED. On
  * ZC_OK the waiting receivers are owed a wake (pay_send), made by a future only once its
- * own node is off the list (as wait.h's). */
-static zc_status bcast_send_quiet(zc__bcast *ch, const void *msg) {
+ * own node is off the list (as wait.h's); *reached (if not NULL) is the number of
+ * receivers the message went to. */
+static zc_status bcast_send_quiet(zc__bcast *ch, const void *msg, size_t *reached) {
     lock(ch);
     if (ch->closed) {
         unlock(ch);
         return ZC_CLOSED;
+    }
+    if (ch->receivers == 0) {
+        /* Open with no receiver yet (zc_bcast_new without one): nobody will read it. It
+         * goes to drop_msg from the free slot at tail (nothing is held: every rem is 0). */
+        memcpy(msg_at(ch, ch->tail), msg, ch->elem_size);
+        drop_held(ch, ch->tail);
+        unlock(ch);
+        return ZC_OK;
     }
     if (ch->tail - ch->head == ch->cap) {
         if (ch->mode == ZC_BCAST_BACKPRESSURE) {
@@ -376,8 +396,9 @@ static zc_status bcast_send_quiet(zc__bcast *ch, const void *msg) {
         ch->head++;
     }
     memcpy(msg_at(ch, ch->tail), msg, ch->elem_size);
-    ch->rem[slot_of(ch, ch->tail)] = ch->receivers; /* >= 1: no receiver means closed */
+    ch->rem[slot_of(ch, ch->tail)] = ch->receivers; /* >= 1 (none: above) */
     ch->tail++;
+    if (reached) *reached = ch->receivers;
     unlock(ch);
     return ZC_OK;
 }
@@ -422,8 +443,14 @@ static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *mi
 
 zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
     ZC__CHECK_HANDLE(tx);
+    return zc_bcast_try_send_counted(tx, msg, NULL);
+}
+
+zc_status zc_bcast_try_send_counted(zc_bcast_sender *tx, const void *msg, size_t *reached) {
+    ZC__CHECK_HANDLE(tx);
+    if (reached) *reached = 0;
     if (!tx || !msg) return ZC_EINVAL;
-    zc_status s = bcast_send_quiet(tx->ch, msg);
+    zc_status s = bcast_send_quiet(tx->ch, msg, reached);
     if (s == ZC_OK) pay_send(tx->ch);
     return s;
 }
@@ -502,7 +529,7 @@ zc_status zc_bcast_send_poll(zc_bcast_send *f, const zc_waker *w) {
     zc__bcast *ch = f->zc__tx->ch;
     bool registered = false;
     for (;;) {
-        zc_status s = bcast_send_quiet(ch, f->zc__msg);
+        zc_status s = bcast_send_quiet(ch, f->zc__msg, NULL);
         if (s == ZC_FULL) {
             if (registered) return ZC_PENDING;
             zc__waitlist_register(&ch->send_waiters, &f->zc__node, w); /* [M2] */
@@ -557,6 +584,49 @@ zc_status zc_bcast_recv_poll(zc_bcast_recv *f, const zc_waker *w, void *out,
         wake_senders(f->zc__rx->ch, freed); /* [M2], our node off */
         return s; /* ZC_OK, ZC_LAGGED, ZC_CLOSED */
     }
+}
+
+/* ---- the senders' closed event ------------------------------------------------------ */
+
+void zc_bcast_closed_init(zc_bcast_closed *f, zc_bcast_sender *tx) {
+    if (!f) return;
+    ZC__CHECK_HANDLE(tx);
+    zc__waiter_init(&f->zc__node);
+    f->zc__tx = tx;
+}
+
+/* Whether no receiver can take a message any more: closed, or none there. Under mu. */
+static bool nobody_listens(zc__bcast *ch) {
+    lock(ch);
+    bool done = ch->closed || ch->receivers == 0;
+    unlock(ch);
+    return done;
+}
+
+zc_status zc_bcast_closed_poll(zc_bcast_closed *f, const zc_waker *w) {
+    ZC__CHECK_FUTURE(f, f->zc__tx);
+    if (!f || !f->zc__tx) return ZC_EINVAL;
+    if (!w || !w->wake) {
+        zc_bcast_closed_cancel(f); /* rule 3 */
+        return ZC_EINVAL;
+    }
+    zc__waitlist *wl = &f->zc__tx->ch->close_waiters;
+    bool registered = false;
+    for (;;) {
+        if (nobody_listens(f->zc__tx->ch)) {
+            zc__waitlist_unregister(wl, &f->zc__node); /* the close wakes all: none owed */
+            return ZC_OK;
+        }
+        if (registered) return ZC_PENDING;
+        zc__waitlist_register(wl, &f->zc__node, w); /* [M2], and re-check */
+        registered = true;
+    }
+}
+
+void zc_bcast_closed_cancel(zc_bcast_closed *f) {
+    if (!f || !f->zc__tx || zc__waitlist_is_idle(&f->zc__node)) return;
+    ZC__CHECK_FUTURE(f, f->zc__tx);
+    zc__waitlist_unregister(&f->zc__tx->ch->close_waiters, &f->zc__node);
 }
 
 /* ---- blocking ----------------------------------------------------------------------- */

@@ -101,8 +101,11 @@ typedef struct zc_bcast_config {
  * @param cfg  Element size, mode, optional clone_msg / drop_msg; read during the call.
  * @param tx   Receives the first sender handle; the caller owns it and drops it once.
  * @param rx   Receives the first receiver handle; the caller owns it and drops it once.
- * @return ZC_OK; ZC_EINVAL (cap 0, cfg NULL, elem_size 0, unknown mode, tx or rx NULL,
- *         size overflow); ZC_ENOMEM. On failure *tx and *rx (where not NULL) are NULL.
+ *             NULL: no receiver wanted; the channel starts open with none (receivers
+ *             come with zc_bcast_subscribe), and a send meanwhile reaches nobody (its
+ *             message goes to drop_msg at once; zc_bcast_try_send_counted says 0).
+ * @return ZC_OK; ZC_EINVAL (cap 0, cfg NULL, elem_size 0, unknown mode, tx NULL, size
+ *         overflow); ZC_ENOMEM. On failure *tx and *rx (where not NULL) are NULL.
  *
  * Thread safety: any thread.
  * Source: tokio::sync::broadcast (ring with per-slot remaining-reader counts, lagged
@@ -149,6 +152,20 @@ ZC_EXPORT bool zc_bcast_sender_close(zc_bcast_sender *tx);
 ZC_EXPORT zc_bcast_receiver *zc_bcast_subscribe(zc_bcast_sender *tx);
 
 /**
+ * Make a new receiver from a receiver, as zc_bcast_subscribe does from a sender: it will
+ * see every message sent from now on, none of those rx has still to read. Works once
+ * every sender is gone too (the new receiver then sees ZC_CLOSED at once). Anchor:
+ * tokio's Receiver::resubscribe.
+ *
+ * @param rx  A live receiver handle, or NULL.
+ * @return The receiver, which the caller drops once; NULL if rx is NULL or memory ran
+ *         out.
+ *
+ * Thread safety: any thread, concurrently with every other call.
+ */
+ZC_EXPORT zc_bcast_receiver *zc_bcast_resubscribe(zc_bcast_receiver *rx);
+
+/**
  * Make a new receiver at rx's position: it will see every message rx has still to see
  * (and, in overflow mode, the same ZC_LAGGED if rx has fallen behind).
  *
@@ -163,7 +180,10 @@ ZC_EXPORT zc_bcast_receiver *zc_bcast_receiver_clone(zc_bcast_receiver *rx);
 /**
  * Give up a receiver handle and free it. The messages it had still to read are given up
  * (each one no other receiver will read goes to drop_msg), which may let waiting
- * senders on. The last receiver's drop closes the channel.
+ * senders on. The last receiver's drop closes the channel, for good: a receiver made
+ * afterwards (zc_bcast_subscribe, zc_bcast_resubscribe) sees ZC_CLOSED, and sends fail
+ * with ZC_CLOSED. (A channel made without a receiver is open until its first receiver
+ * has come and gone.)
  *
  * @param rx  A live receiver handle, or NULL (nothing happens).
  *
@@ -195,6 +215,20 @@ ZC_EXPORT bool zc_bcast_receiver_close(zc_bcast_receiver *rx);
  * Wakes: every waiting receiver (each has a new message).
  */
 ZC_EXPORT zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg);
+
+/**
+ * zc_bcast_try_send, saying how many receivers the message reached (tokio's send
+ * returns the same count).
+ *
+ * @param tx       Sender handle.
+ * @param msg      elem_size bytes, as for zc_bcast_try_send.
+ * @param reached  Optional (NULL: not reported): on ZC_OK, the receivers that will see
+ *                 the message (0 on a channel made without a receiver that has none
+ *                 yet: the message went to drop_msg); 0 on any other status.
+ * @return As zc_bcast_try_send.
+ */
+ZC_EXPORT zc_status zc_bcast_try_send_counted(zc_bcast_sender *tx, const void *msg,
+                                              size_t *reached);
 
 /**
  * Try to receive this receiver's next message, without waiting.
@@ -251,6 +285,45 @@ typedef struct zc_bcast_recv {
     zc__waiter zc__node;
     zc_bcast_receiver *zc__rx;
 } zc_bcast_recv;
+
+/** The senders' closed event as a poll-style future: complete once no receiver can take
+ *  a message any more (the channel is closed, or has no receiver). */
+typedef struct zc_bcast_closed {
+    zc__waiter zc__node;
+    zc_bcast_sender *zc__tx;
+} zc_bcast_closed;
+
+/**
+ * Prepare a closed-event future for tx's channel (tokio's Sender::closed). Not on a
+ * pending future (cancel it first).
+ *
+ * @param f   The future; NULL does nothing.
+ * @param tx  Sender handle, alive until the future completes or is cancelled; NULL makes
+ *            polls return ZC_EINVAL.
+ */
+ZC_EXPORT void zc_bcast_closed_init(zc_bcast_closed *f, zc_bcast_sender *tx);
+
+/**
+ * Poll the closed event.
+ *
+ * @param f  The future.
+ * @param w  Waker to register if the event has not come.
+ * @return ZC_OK once the channel is closed or has no receiver (a channel made without a
+ *         receiver: at once, until one subscribes); ZC_PENDING (registered, rule 1);
+ *         ZC_EINVAL (f NULL, its handle NULL, or w NULL or without a wake function).
+ *
+ * Thread safety: one poller at a time per future. Wakes: the close (or the last
+ * receiver's drop) wakes every pending closed-event future.
+ */
+ZC_EXPORT zc_status zc_bcast_closed_poll(zc_bcast_closed *f, const zc_waker *w);
+
+/**
+ * Cancel a pending closed-event future: its waker is not called afterwards (rule 3).
+ * Never polled, or complete: nothing happens.
+ *
+ * @param f  The future, or NULL.
+ */
+ZC_EXPORT void zc_bcast_closed_cancel(zc_bcast_closed *f);
 
 /**
  * Prepare a send future. The first poll starts the send.

@@ -605,6 +605,141 @@ static void test_woken_sender_cancelled_passes_the_wake_to_the_next_sender(void 
     zc_bcast_sender_drop(tx);
 }
 
+/* ---- no receiver yet, resubscribe, counted sends, the senders' closed event ---------- */
+
+/* A channel made without a receiver is open: a send reaches nobody (its message goes to
+ * drop_msg at once), a subscriber gets what is sent after it, and the channel closes,
+ * for good, when its last receiver goes. */
+static void test_channel_made_without_a_receiver_stays_open_until_one_comes_and_goes(
+    void **state) {
+    (void)state;
+    accounts a;
+    accounts_init(&a);
+    zc_bcast_config cfg = {sizeof(uint64_t), ZC_BCAST_BACKPRESSURE, count_clone, count_drop,
+                           &a};
+    zc_bcast_sender *tx = NULL;
+    assert_int_equal(zc_bcast_new(2, &cfg, &tx, NULL), ZC_OK);
+    zc_info info;
+    assert_int_equal(zc_bcast_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.receivers, 0);
+    assert_false(info.closed);
+    size_t reached = 99;
+    for (uint64_t v = 1; v <= 3; v++) { /* more than cap: nothing is held */
+        assert_int_equal(zc_bcast_try_send_counted(tx, &v, &reached), ZC_OK);
+        assert_int_equal(reached, 0);
+    }
+    assert_int_equal(drops(&a), 3);
+    zc_bcast_receiver *rx = zc_bcast_subscribe(tx);
+    assert_non_null(rx);
+    bsend(tx, 4);
+    bexpect(rx, 4);
+    bexpect_status(rx, ZC_EMPTY);
+    zc_bcast_receiver_drop(rx); /* the last receiver: closed for good */
+    uint64_t v = 5;
+    assert_int_equal(zc_bcast_try_send_counted(tx, &v, &reached), ZC_CLOSED);
+    assert_int_equal(reached, 0);
+    rx = zc_bcast_subscribe(tx);
+    bexpect_status(rx, ZC_CLOSED);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+    assert_int_equal(clones(&a), 0);
+}
+
+static void test_counted_send_says_how_many_receivers_it_reached(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(2, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    zc_bcast_receiver *rx2 = zc_bcast_subscribe(tx);
+    size_t reached = 0;
+    uint64_t v = 1;
+    assert_int_equal(zc_bcast_try_send_counted(tx, &v, &reached), ZC_OK);
+    assert_int_equal(reached, 2);
+    assert_int_equal(zc_bcast_try_send_counted(tx, &v, NULL), ZC_OK); /* optional */
+    assert_int_equal(zc_bcast_try_send_counted(tx, &v, &reached), ZC_FULL);
+    assert_int_equal(reached, 0);
+    assert_int_equal(zc_bcast_try_send_counted(NULL, &v, &reached), ZC_EINVAL);
+    zc_bcast_receiver_drop(rx2);
+    bexpect(rx, 1);
+    bexpect(rx, 1);
+    assert_int_equal(zc_bcast_try_send_counted(tx, &v, &reached), ZC_OK);
+    assert_int_equal(reached, 1);
+    zc_bcast_receiver_drop(rx);
+    zc_bcast_sender_drop(tx);
+}
+
+/* A resubscribed receiver starts at the newest end, whatever rx had still to read, and
+ * works once every sender is gone. */
+static void test_resubscribe_starts_at_the_tail_and_outlives_the_senders(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(4, ZC_BCAST_BACKPRESSURE, NULL, &tx, &rx);
+    bsend(tx, 1);
+    zc_bcast_receiver *rx2 = zc_bcast_resubscribe(rx);
+    assert_non_null(rx2);
+    bsend(tx, 2);
+    bexpect(rx2, 2); /* not 1: that was before it */
+    bexpect(rx, 1);
+    bexpect(rx, 2);
+    bsend(tx, 3);
+    zc_bcast_sender_drop(tx); /* closed: what is held stays readable */
+    zc_bcast_receiver *rx3 = zc_bcast_resubscribe(rx);
+    assert_non_null(rx3);
+    bexpect_status(rx3, ZC_CLOSED);
+    bexpect(rx, 3);
+    bexpect(rx2, 3);
+    bexpect_status(rx, ZC_CLOSED);
+    assert_null(zc_bcast_resubscribe(NULL));
+    zc_bcast_receiver_drop(rx3);
+    zc_bcast_receiver_drop(rx2);
+    zc_bcast_receiver_drop(rx);
+}
+
+static void test_senders_closed_event_completes_when_no_receiver_is_left(void **state) {
+    (void)state;
+    zc_bcast_sender *tx;
+    zc_bcast_receiver *rx;
+    make(2, ZC_BCAST_OVERFLOW, NULL, &tx, &rx);
+    zc_bcast_receiver *rx2 = zc_bcast_receiver_clone(rx);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    zc_bcast_closed f;
+    zc_bcast_closed_init(&f, tx);
+    assert_int_equal(zc_bcast_closed_poll(&f, &w), ZC_PENDING);
+    bsend(tx, 1); /* traffic wakes nothing here */
+    zc_bcast_receiver_drop(rx);
+    assert_int_equal(counting_waker_count(&cw), 0);
+    assert_int_equal(zc_bcast_closed_poll(&f, &w), ZC_PENDING);
+    zc_bcast_receiver_drop(rx2); /* the last receiver */
+    assert_int_equal(counting_waker_count(&cw), 1);
+    assert_int_equal(zc_bcast_closed_poll(&f, &w), ZC_OK);
+    assert_int_equal(counting_waker_count(&cw), 1);
+    zc_bcast_sender_drop(tx);
+
+    /* Made without a receiver: complete at once, until one subscribes. A cancel of a
+     * pending one leaves nothing registered; bad arguments. */
+    zc_bcast_config cfg = {sizeof(uint64_t), ZC_BCAST_BACKPRESSURE, NULL, NULL, NULL};
+    assert_int_equal(zc_bcast_new(2, &cfg, &tx, NULL), ZC_OK);
+    zc_bcast_closed_init(&f, tx);
+    assert_int_equal(zc_bcast_closed_poll(&f, &w), ZC_OK);
+    rx = zc_bcast_subscribe(tx);
+    zc_bcast_closed_init(&f, tx);
+    assert_int_equal(zc_bcast_closed_poll(&f, &w), ZC_PENDING);
+    zc_bcast_closed_cancel(&f);
+    zc_bcast_receiver_drop(rx);
+    assert_int_equal(counting_waker_count(&cw), 1); /* cancelled: not woken */
+    zc_waker none = {NULL, NULL};
+    assert_int_equal(zc_bcast_closed_poll(&f, &none), ZC_EINVAL);
+    assert_int_equal(zc_bcast_closed_poll(NULL, &w), ZC_EINVAL);
+    zc_bcast_closed_init(&f, NULL);
+    assert_int_equal(zc_bcast_closed_poll(&f, &w), ZC_EINVAL);
+    zc_bcast_closed_init(NULL, tx);
+    zc_bcast_closed_cancel(NULL);
+    zc_bcast_sender_drop(tx);
+}
+
 /* ---- arguments, blocking, threads ---------------------------------------------------- */
 
 static void test_bad_arguments_return_einval_and_create_nothing(void **state) {
@@ -617,6 +752,7 @@ static void test_bad_arguments_return_einval_and_create_nothing(void **state) {
     assert_null(rx);
     assert_int_equal(zc_bcast_new(4, NULL, &tx, &rx), ZC_EINVAL);
     assert_int_equal(zc_bcast_new(4, &cfg, NULL, &rx), ZC_EINVAL);
+    assert_int_equal(zc_bcast_new(4, NULL, &tx, NULL), ZC_EINVAL); /* rx NULL: no receiver */
     assert_int_equal(zc_bcast_new(SIZE_MAX / 4, &cfg, &tx, &rx), ZC_EINVAL);
     /* The whole size, cap * (elem_size + sizeof(size_t)), overflows although each of its
      * two arrays alone fits: ZC_EINVAL, not ZC_ENOMEM. */
@@ -959,6 +1095,10 @@ int main(void) {
         cmocka_unit_test(test_send_polled_again_while_registered_is_not_woken_inside_its_poll),
         cmocka_unit_test(test_senders_cancelled_inside_their_wakes_do_not_nest_their_pass_ons),
         cmocka_unit_test(test_slots_freed_at_once_wake_inline_senders_once_each),
+        cmocka_unit_test(test_channel_made_without_a_receiver_stays_open_until_one_comes_and_goes),
+        cmocka_unit_test(test_counted_send_says_how_many_receivers_it_reached),
+        cmocka_unit_test(test_resubscribe_starts_at_the_tail_and_outlives_the_senders),
+        cmocka_unit_test(test_senders_closed_event_completes_when_no_receiver_is_left),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
