@@ -74,28 +74,34 @@ static inline zc_status recv_attempt(void *arg) {
     return got ? zc__chan_received(a->ch) : ZC_EMPTY;
 }
 
-/* A blocking or timed call: its first attempt, then a spin (spin.h) while its limit has
- * not passed (a timeout of 0 or a deadline already past: no spin, one attempt), then
- * the future until the same deadline, its park sleeping at once: on an oversubscribed
- * machine the CPU a sleeper leaves can run a thread that can move. */
+/* After a blocking or timed call's first attempt did not go through: the spin (spin.h)
+ * if time is left, ZC_PENDING if it ran out or none was (a timeout of 0, a deadline
+ * already past: the clock is read only now). The future then decides, as for a closed
+ * channel, which the inline first attempt does not tell from a full (empty) one. */
+static zc_status after_first(zc__chan *ch, bool recv, spin_arg *a, zc__limit *limit) {
+    if (zc__limit_spent(*limit)) return ZC_PENDING;
+    return zc__spin(ch, recv, recv ? recv_attempt : send_attempt, a, limit);
+}
+
+/* A blocking or timed call: its first attempt, then (time left) a spin, then the future
+ * until the same deadline, its park sleeping at once: on an oversubscribed machine the
+ * CPU a sleeper leaves can run a thread that can move. */
 static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit,
                           const char *call) {
-    if (tx && msg && !zc__limit_spent(limit)) {
+    if (tx && msg) {
         spin_arg a = {tx->ch, (void *)msg};
         zc_status s = send_attempt(&a);
-        if (s == ZC_FULL || s == ZC_PENDING)
-            s = zc__spin(tx->ch, false, send_attempt, &a, &limit);
+        if (s == ZC_FULL || s == ZC_PENDING) s = after_first(tx->ch, false, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
     return send_wait(tx, msg, limit, call); /* NULL tx or msg: ZC_EINVAL */
 }
 
 static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit, const char *call) {
-    if (rx && out && !zc__limit_spent(limit)) {
+    if (rx && out) {
         spin_arg a = {rx->ch, out};
         zc_status s = recv_attempt(&a);
-        if (s == ZC_EMPTY || s == ZC_PENDING)
-            s = zc__spin(rx->ch, true, recv_attempt, &a, &limit);
+        if (s == ZC_EMPTY || s == ZC_PENDING) s = after_first(rx->ch, true, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
     return recv_wait(rx, out, limit, call); /* NULL rx or out: ZC_EINVAL */
@@ -131,7 +137,3 @@ zc_status zc_recv_until(zc_receiver *rx, void *out, uint64_t deadline_ns) {
     return recv_for(rx, out, zc__limit_until(deadline_ns), __func__);
 }
 
-zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns) {
-    ZC__CHECK_PARK(p, deadline_ns);
-    return zc__parker_park_until(p, deadline_ns, true);
-}

@@ -257,10 +257,8 @@ static void release_handle(zc__bcast *ch, const char *call) {
     if (last) bcast_free(ch, call);
 }
 
-bool zc_bcast_sender_close(zc_bcast_sender *tx) {
-    ZC__CHECK_HANDLE(tx);
-    if (!tx) return false;
-    zc__bcast *ch = tx->ch;
+/* Close from either side; true if this call did it (then it woke everyone). */
+static bool bcast_close(zc__bcast *ch) {
     lock(ch);
     bool closed = close_locked(ch);
     unlock(ch);
@@ -268,15 +266,14 @@ bool zc_bcast_sender_close(zc_bcast_sender *tx) {
     return closed;
 }
 
+bool zc_bcast_sender_close(zc_bcast_sender *tx) {
+    ZC__CHECK_HANDLE(tx);
+    return tx ? bcast_close(tx->ch) : false;
+}
+
 bool zc_bcast_receiver_close(zc_bcast_receiver *rx) {
     ZC__CHECK_HANDLE(rx);
-    if (!rx) return false;
-    zc__bcast *ch = rx->ch;
-    lock(ch);
-    bool closed = close_locked(ch);
-    unlock(ch);
-    if (closed) wake_all(ch);
-    return closed;
+    return rx ? bcast_close(rx->ch) : false;
 }
 
 zc_bcast_sender *zc_bcast_sender_clone(zc_bcast_sender *tx) {

@@ -270,6 +270,11 @@ void zc_parker_park(zc_parker *p) {
     (void)zc__parker_park_until(p, ZC__NO_DEADLINE, true);
 }
 
+zc_status zc_parker_park_until(zc_parker *p, uint64_t deadline_ns) {
+    ZC__CHECK_PARK(p, deadline_ns);
+    return zc__parker_park_until(p, deadline_ns, true);
+}
+
 zc_status zc_parker_park_timeout(zc_parker *p, uint64_t timeout_ns) {
     if (p == NULL) return ZC_EINVAL;
     uint64_t deadline_ns = zc__deadline_ns(timeout_ns);
