@@ -31,6 +31,12 @@
  * is not registered; a walk that finds every enabled case closed ends the selection with
  * ZC_CLOSED and index n.
  *
+ * ZC_SELECT_READY: the walk looks instead of attempting (case_look), and the case found
+ * ready ends the selection with nothing performed; every wake-up the nodes held is
+ * passed on, none having been used. Timer cases (zc_select_after_case) are looked at in
+ * the walk like the others and never registered: the blocking forms wait until the
+ * earliest deadline, and the future leaves that to its executor (zc_select_deadline).
+ *
  * Waker rule 3: a final status, a cancel and a disable unregister the nodes they drop.
  *
  * No atomics of its own: the orderings are those of chan.h and waitlist.c ([F1]/[F2]).
@@ -42,8 +48,11 @@
 #include "wait.h"
 
 /* A case's kind, the mark of a node that select_finish found holding a wake-up, and
- * (ZC_SELECT_SKIP_CLOSED) the mark of a case whose channel the last walk found closed. */
-enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8 };
+ * (ZC_SELECT_SKIP_CLOSED) the mark of a case whose channel the last walk found closed.
+ * A timer case (CASE_AFTER) has no channel: its handle is the case itself (only to say
+ * it is enabled), its deadline is kept in its out and msg words, and its node is never
+ * registered (it stays IDLE, so select_finish and zc_select_disable pass it by). */
+enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8, CASE_AFTER = 16 };
 
 /* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
  * the shuffled walks. Reached through a pointer (select_rng), so that a select run from
@@ -90,6 +99,8 @@ static size_t walk_next(zc_select_case *cases, size_t k, size_t n, uint64_t *rng
     return pick;
 }
 
+static bool case_is_timer(const zc_select_case *c) { return c->zc__kind & CASE_AFTER; }
+
 /* call: the public call, for the checked build's reports. */
 static void case_init(zc_select_case *c, unsigned kind, void *handle, void *out,
                       const void *msg, const char *call) {
@@ -120,12 +131,36 @@ static void check_cases(const zc_select_case *cases, size_t n, bool pending_only
     for (size_t i = 0; cases && i < n; i++) {
         zc_select_case *c = (zc_select_case *)&cases[i];
         zc__waiter_check(&c->zc__node, call);
-        if (c->zc__handle && !(pending_only && zc__waitlist_is_idle(&c->zc__node)))
+        if (c->zc__handle && !case_is_timer(c) &&
+            !(pending_only && zc__waitlist_is_idle(&c->zc__node)))
             zc__check_handle(&((zc_sender *)c->zc__handle)->stamp, c->zc__handle, call);
     }
 #else
     (void)cases, (void)n, (void)pending_only, (void)call;
 #endif
+}
+
+/* A timer case's deadline: its low 32 bits in out, the high 32 in msg (32-bit words, so
+ * that this holds where a pointer has 32 bits). */
+static uint64_t case_deadline(const zc_select_case *c) {
+    return (uint64_t)(uint32_t)(uintptr_t)c->zc__out |
+           (uint64_t)(uint32_t)(uintptr_t)c->zc__msg << 32;
+}
+
+void zc_select_after_case(zc_select_case *c, uint64_t deadline_ns) {
+    if (!c) return;
+    case_init(c, CASE_AFTER, c, (void *)(uintptr_t)(uint32_t)deadline_ns,
+              (const void *)(uintptr_t)(uint32_t)(deadline_ns >> 32), __func__);
+}
+
+uint64_t zc_select_deadline(const zc_select *s) {
+    uint64_t earliest = UINT64_MAX;
+    for (size_t i = 0; s && s->zc__cases && i < s->zc__n; i++) {
+        const zc_select_case *c = &s->zc__cases[i];
+        if (c->zc__handle && case_is_timer(c) && case_deadline(c) < earliest)
+            earliest = case_deadline(c);
+    }
+    return earliest;
 }
 
 void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flags) {
@@ -155,10 +190,27 @@ static zc__waitlist *case_list(const zc_select_case *c) {
 
 /* One attempt at the case's operation, its wakes owed (chan.h): ZC_OK, ZC_CLOSED,
  * ZC_ENOMEM (complete), ZC_EMPTY / ZC_FULL (not ready), ZC_PENDING (a peer is
- * mid-operation on the slot it needs). */
+ * mid-operation on the slot it needs). A timer case: ZC_OK once its deadline has passed,
+ * else ZC_EMPTY. */
 static zc_status case_try(const zc_select_case *c, unsigned *owed) {
+    if (case_is_timer(c)) return zc__clock_ns() >= case_deadline(c) ? ZC_OK : ZC_EMPTY;
     return case_is_recv(c) ? zc__chan_recv_attempt(case_chan(c), c->zc__out, owed)
                            : zc__chan_send_attempt(case_chan(c), (void *)c->zc__msg, owed);
+}
+
+/* ZC_SELECT_READY: whether the case's operation could go ahead now, doing nothing: a
+ * receive if a message is held (a place taken: a reservation or a sender mid-write
+ * counts), a send if a place is free, a timer once due; ZC_CLOSED if it would report the
+ * close; else ZC_EMPTY / ZC_FULL. The queue's length is a snapshot of seq_cst loads of
+ * both indices ([S2]), so the look pairs with a peer's claim as a re-check must ([F1] /
+ * [F2]). */
+static zc_status case_look(const zc_select_case *c) {
+    if (case_is_timer(c)) return zc__clock_ns() >= case_deadline(c) ? ZC_OK : ZC_EMPTY;
+    zc__chan *ch = case_chan(c);
+    size_t len = zc__queue_len(&ch->q);
+    if (case_is_recv(c)) return len > 0 ? ZC_OK : zc__chan_is_closed(ch) ? ZC_CLOSED : ZC_EMPTY;
+    if (zc__chan_is_closed(ch)) return ZC_CLOSED;
+    return zc__queue_bounded(&ch->q) && len >= zc__queue_capacity(&ch->q) ? ZC_FULL : ZC_OK;
 }
 
 /* Take every enabled case's node off its list, then pass on the wake-ups they held
@@ -210,7 +262,7 @@ static bool cases_valid(const zc_select *s, size_t *bad, size_t *live) {
     for (size_t i = 0; i < s->zc__n; i++) {
         const zc_select_case *c = &s->zc__cases[i];
         if (!c->zc__handle) continue;
-        if (case_is_recv(c) ? !c->zc__out : !c->zc__msg) {
+        if (!case_is_timer(c) && (case_is_recv(c) ? !c->zc__out : !c->zc__msg)) {
             *bad = i;
             return false;
         }
@@ -228,7 +280,7 @@ static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index, siz
     if (n > UINT32_MAX) return ZC_EINVAL; /* beyond zc__order; never registered, so no cancel */
 #endif
     if (!w || !w->wake || !index ||
-        (s->zc__flags & ~(ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED)) ||
+        (s->zc__flags & ~(ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED | ZC_SELECT_READY)) ||
         !cases_valid(s, &bad, live)) {
         zc_select_cancel(s); /* rule 3: not ZC_PENDING, so no wake may follow */
         if (index) *index = bad;
@@ -249,7 +301,8 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
                       zc_status *st) {
     zc_select_case *c = &s->zc__cases[i];
     unsigned owed = 0;
-    *st = case_try(c, &owed);
+    bool look = s->zc__flags & ZC_SELECT_READY;
+    *st = look ? case_look(c) : case_try(c, &owed);
     /* A closed case is skipped: never ready, not registered (the mark, set or cleared at
      * each attempt), its node off the list; a wake-up it held is owed to nobody (the
      * close woke every waiter). */
@@ -272,9 +325,10 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
         return false;
     }
     /* Every node; the chosen one used a wake-up it held from an earlier poll, while one
-     * that came for this poll's registration may be unused: passed on (wait.h). */
-    select_finish(s, *registered ? s->zc__n : i, true);
-    zc__wait_pay(case_chan(c), case_side(c), owed);
+     * that came for this poll's registration may be unused: passed on (wait.h). A look
+     * used none. A timer case owes nothing. */
+    select_finish(s, *registered || look ? s->zc__n : i, true);
+    if (owed > 0) zc__wait_pay(case_chan(c), case_side(c), owed);
     return true;
 }
 
@@ -322,7 +376,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
         }
         for (size_t i = 0; i < n; i++) {
             zc_select_case *c = &s->zc__cases[i];
-            if (c->zc__handle && !(c->zc__kind & CASE_CLOSED))
+            if (c->zc__handle && !(c->zc__kind & (CASE_CLOSED | CASE_AFTER)))
                 zc__waitlist_register(case_list(c), &c->zc__node, w); /* [F2] */
         }
         registered = true; /* and re-check every case */
@@ -342,12 +396,26 @@ static zc_status select_op_poll(void *op, const zc_waker *w) {
 
 static void select_op_cancel(void *op) { zc_select_cancel(&((select_op *)op)->sel); }
 
-/* A new select run to a final status or to limit. */
+/* A new select run to a final status or to limit. A timer case that comes first ends the
+ * wait at its deadline; the poll after it finds that case ready. */
 static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
                             zc__limit limit, size_t *index, const char *call) {
     select_op o = {.index = index};
     zc_select_init(&o.sel, cases, n, flags);
-    zc_status s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true, call);
+    uint64_t timer_ns = zc_select_deadline(&o.sel);
+    zc_status s;
+    if (timer_ns == UINT64_MAX) {
+        s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true, call);
+    } else {
+        uint64_t limit_ns = zc__limit_deadline(limit);
+        if (timer_ns < limit_ns) {
+            s = zc__block_on(&o, select_op_poll, select_op_cancel, zc__limit_until(timer_ns),
+                             true, call);
+            if (s != ZC_TIMEDOUT) return s;
+        }
+        s = zc__block_on(&o, select_op_poll, select_op_cancel, zc__limit_until(limit_ns),
+                         true, call);
+    }
     if (s == ZC_TIMEDOUT && index) *index = n;
     return s;
 }

@@ -92,6 +92,17 @@ extern "C" {
  *  ZC_SELECT_ORDERED. */
 #define ZC_SELECT_SKIP_CLOSED 2u
 
+/** Flag for zc_select_init and the blocking forms: readiness only (crossbeam's
+ *  Select::ready). The select completes with the index of a case whose operation could go
+ *  ahead now (a receive: a message is held; a send: a place is free; a timer: due), and
+ *  performs none: nothing is received or sent. The promise is none: by the time the
+ *  caller acts, another thread may have taken the message or the place (the caller then
+ *  finds ZC_EMPTY or ZC_FULL and selects again). A reservation (zchan/permit.h), or a
+ *  sender between its claim and its write, makes a receive case look ready. For
+ *  callers that compute what to send only once they know where it goes. A closed case
+ *  completes with ZC_CLOSED, as without the flag; combines with the others. */
+#define ZC_SELECT_READY 4u
+
 /** One operation of a select. Caller-allocated (usually an array); fields are private.
  *  Set it up with zc_select_recv_case or zc_select_send_case. It must not move while its
  *  select is pending. */
@@ -143,6 +154,25 @@ ZC_EXPORT void zc_select_recv_case(zc_select_case *c, zc_receiver *rx, void *out
 ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void *msg);
 
 /**
+ * Make c a timer case: ready once CLOCK_MONOTONIC (nanoseconds, as zc_recv_until's) has
+ * reached deadline_ns, so that one select waits on channels and on a deadline of its
+ * own (Go's time.After in a select, crossbeam's after). Chosen, it completes with ZC_OK
+ * and its index, having done nothing else; a deadline already passed is ready at once
+ * (among the ready cases: uniformly, or in array order with ZC_SELECT_ORDERED).
+ *
+ * The blocking forms (zc_select_blocking, _timeout, _until) wait for it. The future form
+ * starts no thread and arms no timer: a poll that returns ZC_PENDING registers the
+ * channel cases only, and the executor learns when to poll again from
+ * zc_select_deadline (a timer of its own: timerfd, a libuv timer).
+ *
+ * @param c            The case; NULL does nothing.
+ * @param deadline_ns  The deadline; UINT64_MAX: never ready (a timer that never fires).
+ *
+ * Thread safety: only while no select using c is pending.
+ */
+ZC_EXPORT void zc_select_after_case(zc_select_case *c, uint64_t deadline_ns);
+
+/**
  * Prepare a select over cases[0..n-1]. Does nothing else: the first poll starts it.
  *
  * @param s      The select; NULL does nothing.
@@ -153,12 +183,25 @@ ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void 
  * @param flags  0 (fair: the first selection chooses uniformly at random among the
  *               cases ready, the next ones go on round-robin after the case chosen), or
  *               ZC_SELECT_ORDERED (the first ready case in list order wins), either
- *               or'd with ZC_SELECT_SKIP_CLOSED (closed cases are skipped). Any other
- *               bit makes every poll return ZC_EINVAL.
+ *               or'd with ZC_SELECT_SKIP_CLOSED (closed cases are skipped) and with
+ *               ZC_SELECT_READY (readiness only: nothing is performed). Any other bit
+ *               makes every poll return ZC_EINVAL.
  *
  * Thread safety: the select is the caller's; init it only when it is not pending.
  */
 ZC_EXPORT void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flags);
+
+/**
+ * The earliest deadline among s's enabled timer cases (zc_select_after_case): when an
+ * executor driving the select future must poll it again even if no waker call comes.
+ *
+ * @param s  The select, or NULL.
+ * @return The deadline in CLOCK_MONOTONIC nanoseconds; UINT64_MAX if s is NULL or has no
+ *         enabled timer case.
+ *
+ * Thread safety: as zc_select_poll.
+ */
+ZC_EXPORT uint64_t zc_select_deadline(const zc_select *s);
 
 /**
  * Drive a select: complete exactly one ready case, else register w on every case's

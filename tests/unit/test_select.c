@@ -95,6 +95,171 @@ static void expect_poll(zc_select *s, const zc_waker *w, zc_status want, size_t 
     assert_int_equal(index, want_index);
 }
 
+/* ---- timer cases -------------------------------------------------------------------- */
+
+/* A timer case is ready once its deadline has passed; before that a poll registers the
+ * channel cases only, and zc_select_deadline tells the executor when to poll again. */
+static void test_timer_case_is_ready_once_its_deadline_passed(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    zc_select_case c[CHANS + 1];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    uint64_t deadline = now_ns() + 20 * 1000 * 1000;
+    zc_select_after_case(&c[CHANS], deadline);
+    zc_select s;
+    zc_select_init(&s, c, CHANS + 1, 0);
+    assert_int_equal(zc_select_deadline(&s), deadline);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS + 1);
+    for (int i = 0; i < CHANS; i++) assert_int_equal(recv_linked(f.rx[i]), 1);
+    while (now_ns() < deadline) sched_yield();
+    assert_int_equal(wakes(&f), 0); /* the timer calls nobody: the executor polls */
+    expect_poll(&s, &f.w, ZC_OK, CHANS);
+    assert_nothing_linked(&f);
+    for (int i = 0; i < CHANS; i++) assert_int_equal(out[i], 0xdeadbeef); /* none taken */
+    zc_select_disable(&s, CHANS);
+    assert_int_equal(zc_select_deadline(&s), UINT64_MAX);
+    assert_int_equal(zc_select_deadline(NULL), UINT64_MAX);
+    zc_select_after_case(NULL, 0);
+    fixture_done(&f);
+}
+
+/* A message there before the deadline wins; a deadline passed competes as any ready
+ * case (array order with ZC_SELECT_ORDERED). */
+static void test_timer_case_competes_with_ready_channels(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    zc_select_case c[2];
+    uint64_t out = 0;
+    zc_select_recv_case(&c[0], f.rx[0], &out);
+    zc_select_after_case(&c[1], now_ns() + 1000u * 1000 * 1000);
+    size_t index = 99;
+    send_u64(f.tx[0], 5);
+    assert_int_equal(zc_select_timeout(c, 2, 0, 0, &index), ZC_OK);
+    assert_int_equal(index, 0);
+    assert_int_equal(out, 5);
+    zc_select_after_case(&c[1], 0); /* long passed */
+    send_u64(f.tx[0], 6);
+    assert_int_equal(zc_select_blocking(c, 2, ZC_SELECT_ORDERED, &index), ZC_OK);
+    assert_int_equal(index, 0); /* both ready: array order */
+    assert_int_equal(zc_select_blocking(c, 2, ZC_SELECT_ORDERED, &index), ZC_OK);
+    assert_int_equal(index, 1); /* the channel is empty: the timer */
+    fixture_done(&f);
+}
+
+/* The blocking forms wait for a timer case; a timeout that comes first wins over it. */
+static void test_blocking_select_waits_for_its_timer_case(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 2);
+    zc_select_case c[2];
+    uint64_t out = 0;
+    zc_select_recv_case(&c[0], f.rx[0], &out);
+    uint64_t t0 = now_ns();
+    zc_select_after_case(&c[1], t0 + 30 * 1000 * 1000);
+    size_t index = 99;
+    assert_int_equal(zc_select_blocking(c, 2, 0, &index), ZC_OK);
+    assert_int_equal(index, 1);
+    assert_true(now_ns() >= t0 + 30 * 1000 * 1000);
+    zc_select_after_case(&c[1], now_ns() + 1000u * 1000 * 1000); /* a second away */
+    assert_int_equal(zc_select_timeout(c, 2, 0, 10 * 1000 * 1000, &index), ZC_TIMEDOUT);
+    assert_int_equal(index, 2);
+    t0 = now_ns();
+    zc_select_after_case(&c[1], t0 + 10 * 1000 * 1000);
+    assert_int_equal(zc_select_until(c, 2, 0, t0 + 1000u * 1000 * 1000, &index), ZC_OK);
+    assert_int_equal(index, 1);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
+/* ---- readiness only ---------------------------------------------------------------- */
+
+/* ZC_SELECT_READY names a case that could go ahead and performs nothing. */
+static void test_ready_select_names_a_ready_case_and_takes_nothing(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, ZC_SELECT_READY);
+    expect_poll(&s, &f.w, ZC_PENDING, CHANS);
+    send_u64(f.tx[1], 7);
+    assert_int_equal(wakes(&f), 1);
+    expect_poll(&s, &f.w, ZC_OK, 1);
+    assert_nothing_linked(&f);
+    assert_int_equal(out[1], 0xdeadbeef); /* nothing received */
+    assert_int_equal(channel_len(f.rx[1]), 1);
+    expect_poll(&s, &f.w, ZC_OK, 1); /* still ready */
+    /* A send case: ready while a place is free. */
+    uint64_t msg = 9;
+    zc_select_send_case(&c[0], f.tx[1], &msg); /* full: not ready */
+    zc_select_send_case(&c[2], f.tx[2], &msg);
+    zc_select_init(&s, c, CHANS, ZC_SELECT_READY | ZC_SELECT_ORDERED);
+    expect_poll(&s, &f.w, ZC_OK, 1); /* case 1 (a message) before case 2 (room) */
+    zc_select_disable(&s, 1);
+    expect_poll(&s, &f.w, ZC_OK, 2);
+    assert_int_equal(channel_len(f.rx[2]), 0); /* nothing sent */
+    /* Closed: an outcome as without the flag; skipped with ZC_SELECT_SKIP_CLOSED. */
+    zc_select_disable(&s, 0);
+    assert_true(zc_sender_close(f.tx[2]));
+    expect_poll(&s, &f.w, ZC_CLOSED, 2);
+    zc_select_init(&s, c, CHANS, ZC_SELECT_READY | ZC_SELECT_SKIP_CLOSED);
+    zc_select_disable(&s, 0);
+    zc_select_disable(&s, 1);
+    size_t index = 99;
+    assert_int_equal(zc_select_poll(&s, &f.w, &index), ZC_CLOSED);
+    assert_int_equal(index, CHANS);
+    fixture_done(&f);
+}
+
+/* A readiness select that was woken and returns passes its wake-up on: a receiver
+ * waiting on the same channel is not left behind. */
+static void test_ready_select_passes_on_the_wake_up_it_did_not_use(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[1];
+    uint64_t out = 0;
+    zc_select_recv_case(&c[0], f.rx[0], &out);
+    zc_select s;
+    zc_select_init(&s, c, 1, ZC_SELECT_READY);
+    expect_poll(&s, &f.w, ZC_PENDING, 1);
+    counting_waker cw2;
+    counting_waker_init(&cw2);
+    zc_waker w2 = counting_waker_of(&cw2);
+    zc_recv r;
+    zc_recv_init(&r, f.rx[0]);
+    uint64_t got = 0;
+    assert_int_equal(zc_recv_poll(&r, &w2, &got), ZC_PENDING); /* behind the select */
+    send_u64(f.tx[0], 3); /* one wake: the select's (the oldest) */
+    assert_int_equal(wakes(&f), 1);
+    assert_int_equal(counting_waker_count(&cw2), 0);
+    expect_poll(&s, &f.w, ZC_OK, 0); /* took nothing: the wake-up goes on */
+    assert_int_equal(counting_waker_count(&cw2), 1);
+    assert_int_equal(zc_recv_poll(&r, &w2, &got), ZC_OK);
+    assert_int_equal(got, 3);
+    /* The blocking form, on an unbounded channel too. */
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    zc_sender *tx;
+    zc_receiver *rx;
+    assert_int_equal(zc_unbounded(&cfg, &tx, &rx), ZC_OK);
+    zc_select_recv_case(&c[0], rx, &out);
+    size_t index = 9;
+    assert_int_equal(zc_select_timeout(c, 1, ZC_SELECT_READY, 1000 * 1000, &index),
+                     ZC_TIMEDOUT);
+    send_u64(tx, 4);
+    assert_int_equal(zc_select_blocking(c, 1, ZC_SELECT_READY, &index), ZC_OK);
+    assert_int_equal(index, 0);
+    assert_int_equal(out, 0);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+    fixture_done(&f);
+}
+
 /* ---- choosing --------------------------------------------------------------------- */
 
 static void test_select_takes_the_ready_receive_and_leaves_the_others_alone(void **state) {
@@ -802,12 +967,12 @@ static void test_bad_arguments_return_einval_and_leave_nothing_registered(void *
     send_u64(f.tx[1], 1); /* full: only case 0 is ready */
     expect_poll(&s, &f.w, ZC_OK, 0); /* no longer bad */
 
-    zc_select_init(&s, c, CHANS, 0xf0); /* flags other than ORDERED and SKIP_CLOSED */
+    zc_select_init(&s, c, CHANS, 0xf0); /* flags other than ORDERED, SKIP_CLOSED, READY */
     send_u64(f.tx[2], 1);
     expect_poll(&s, &f.w, ZC_EINVAL, CHANS); /* takes nothing */
     assert_int_equal(channel_len(f.rx[2]), 1);
     index = 77;
-    assert_int_equal(zc_select_timeout(c, CHANS, ZC_SELECT_ORDERED | 4u, 0, &index),
+    assert_int_equal(zc_select_timeout(c, CHANS, ZC_SELECT_ORDERED | 8u, 0, &index),
                      ZC_EINVAL);
     assert_int_equal(index, CHANS);
     assert_int_equal(channel_len(f.rx[2]), 1);
@@ -1346,6 +1511,11 @@ int main(void) {
         cmocka_unit_test(
             test_select_whose_receive_frees_a_slot_for_its_own_send_case_completes_once),
         cmocka_unit_test(test_bad_arguments_return_einval_and_leave_nothing_registered),
+        cmocka_unit_test(test_timer_case_is_ready_once_its_deadline_passed),
+        cmocka_unit_test(test_timer_case_competes_with_ready_channels),
+        cmocka_unit_test(test_blocking_select_waits_for_its_timer_case),
+        cmocka_unit_test(test_ready_select_names_a_ready_case_and_takes_nothing),
+        cmocka_unit_test(test_ready_select_passes_on_the_wake_up_it_did_not_use),
         cmocka_unit_test(test_select_timeout_on_empty_channels_times_out_with_nothing_linked),
         cmocka_unit_test(test_blocking_select_drains_two_producers_until_both_channels_close),
         cmocka_unit_test(test_nonblocking_select_racing_another_thread_never_blocks),
