@@ -193,16 +193,9 @@ zc_status zc_bcast_new(size_t cap, const zc_bcast_config *cfg, zc_bcast_sender *
 
 static void bcast_free(zc__bcast *ch, const char *call) {
     assert(ch->head == ch->tail && "every held message was read or dropped");
-#if ZCHAN_CHECKED
-    zc__waitlist *lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
-    /* Relaxed: after the last handle's release under mu ([H1]) nobody else touches the
-     * lists; the counts are final. */
-    for (size_t i = 0; i < 3; i++)
-        if (atomic_load_explicit(&lists[i]->waiters, memory_order_relaxed) != 0 ||
-            zc__waitlist_notified(lists[i]) != 0)
-            zc__misuse(call, ch, "broadcast channel freed with futures still pending on it "
-                                 "(registered, or woken and not yet polled): complete or "
-                                 "cancel every future before the last handle is dropped");
+#if ZCHAN_CHECKED /* no future may still be pending here (after [H1]'s unlock) */
+    zc__waitlist *const lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
+    zc__waitlist_check_none_pending(lists, 3, call, ch);
 #else
     (void)call;
 #endif

@@ -105,19 +105,12 @@ static bool chan_close(zc__chan *ch) {
     return closed;
 }
 
-/* The futures still pending on the channel's lists (linked, or woken and not yet polled
- * or cancelled): none may be when its memory goes (checked build). */
+/* No future may still be pending on the channel's lists when its memory goes (checked
+ * build; after the last handle's acq_rel drop, [H1]). */
 static void check_no_futures(zc__chan *ch, const char *call) {
 #if ZCHAN_CHECKED
-    zc__waitlist *lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
-    /* Relaxed: after the last handle's acq_rel drop ([H1]) nobody else touches the lists;
-     * the counts are final. */
-    for (size_t i = 0; i < 3; i++)
-        if (atomic_load_explicit(&lists[i]->waiters, memory_order_relaxed) != 0 ||
-            zc__waitlist_notified(lists[i]) != 0)
-            zc__misuse(call, ch, "channel freed with futures still pending on it (registered, "
-                                 "or woken and not yet polled): complete or cancel every "
-                                 "future before the last handle is dropped");
+    zc__waitlist *const lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
+    zc__waitlist_check_none_pending(lists, 3, call, ch);
 #else
     (void)ch;
     (void)call;

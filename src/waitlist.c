@@ -182,6 +182,18 @@ void zc__waiter_check(zc__waiter *w, const char *call) {
     MARK(n, false); /* an idle future may move */
 }
 
+void zc__waitlist_check_none_pending(zc__waitlist *const *lists, size_t n, const char *call,
+                                     const void *chan) {
+    /* Relaxed: the channel's last handle is going, after the acquire of its drop; nobody
+     * else touches the lists, and the counts are final. */
+    for (size_t i = 0; i < n; i++)
+        if (atomic_load_explicit(&lists[i]->waiters, memory_order_relaxed) != 0 ||
+            atomic_load_explicit(&lists[i]->notified, memory_order_relaxed) != 0)
+            zc__misuse(call, chan, "channel freed with futures still pending on it "
+                                   "(registered, or woken and not yet polled): complete or "
+                                   "cancel every future before the last handle is dropped");
+}
+
 /* A linked node that no longer holds its pending stamp: its memory was freed or reused
  * while it was registered. Under the list's lock, as the owner's marks of a linked node. */
 static void check_linked(zc__node *n) {

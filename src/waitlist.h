@@ -87,6 +87,12 @@ void zc__waitlist_init(zc__waitlist *wl);
 void zc__waiter_check_init(zc__waiter *w, const char *call);
 void zc__waiter_check(zc__waiter *w, const char *call);
 
+/* The checked build's look at a channel's n waiter lists as call frees its memory (chan:
+ * the channel, for the report): a node linked, or woken and not acted on, is a future
+ * still pending there, which aborts. */
+void zc__waitlist_check_none_pending(zc__waitlist *const *lists, size_t n, const char *call,
+                                     const void *chan);
+
 /* The checked build's look at a future f (NULL passes: the call answers ZC_EINVAL) at
  * the start of a public poll or cancel: its node where its init left it, and its handle
  * h live (check.h). Nothing in other builds. */

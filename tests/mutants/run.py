@@ -150,7 +150,8 @@ MUTANTS = [
            "    atomic_exchange_explicit(ZC__ATOMIC_UINT(w->zc__armed), 0, memory_order_acquire);\n",
            "", test="test_fd"),
     Mutant("select_case_without_buffer", "src/select.c",
-           "        if (case_is_recv(c) ? !c->zc__out : !c->zc__msg) {", "        if (0) {",
+           "        if (!case_is_timer(c) && (case_is_recv(c) ? !c->zc__out : !c->zc__msg)) {",
+           "        if (0) {",
            test="test_select"),
     Mutant("select_always_starts_at_0", "src/select.c",
            "s->zc__start = n; /* none chosen yet: the walks are shuffled (file comment) */",
@@ -268,10 +269,8 @@ MUTANTS = [
            "return (tail & r->mark_bit) ? ZC__RING_BLOCK_CLOSED : ZC__RING_BLOCK_EMPTY;",
            "return ZC__RING_BLOCK_EMPTY;"),
     Mutant("select_recv_owes_no_wake", "src/select.c",
-           "    select_finish(s, *registered ? s->zc__n : i, true);\n"
-           "    zc__wait_pay(case_chan(c), case_side(c), owed);",
-           "    select_finish(s, *registered ? s->zc__n : i, true);\n"
-           "    if (!case_is_recv(c)) zc__wait_pay(case_chan(c), case_side(c), owed);"),
+           "    if (owed > 0) zc__wait_pay(case_chan(c), case_side(c), owed);",
+           "    if (owed > 0 && !case_is_recv(c)) zc__wait_pay(case_chan(c), case_side(c), owed);"),
     Mutant("release_skips_no_holes", "src/queue/ring.c",
            "    if (head == pos) *freed = zc__ring_skip_holes(r, head);", "    (void)head;"),
     Mutant("ready_run_stops_at_hole", "src/queue/ring.c",
