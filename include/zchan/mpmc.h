@@ -350,7 +350,8 @@ ZC_EXPORT zc_weak_sender *zc_sender_downgrade(zc_sender *tx);
  * A sender from a weak one, while the channel is open and a sender is left.
  *
  * @param w  A live weak sender, or NULL.
- * @return A new sender handle the caller owns and drops once; NULL if w is NULL, if
+ * @return A new sender handle the caller owns and drops once; NULL if w is NULL (or a
+ *         handle of another kind cast to it), if
  *         every sender has been dropped (the count never comes back from zero), or if
  *         the channel was closed (or, in the checked build only, out of memory). A
  *         close that comes during the call may follow the upgrade: the new sender's
@@ -365,7 +366,8 @@ ZC_EXPORT zc_sender *zc_weak_sender_upgrade(zc_weak_sender *w);
  *
  * @param w  A live weak sender, or NULL.
  * @return A weak handle the caller drops once (it may compare equal to w); NULL if w is
- *         NULL (or, in the checked build only, out of memory).
+ *         NULL or a handle of another kind cast to zc_weak_sender * (or, in the checked
+ *         build only, out of memory).
  *
  * Thread safety: any thread, concurrently with every other call.
  */
@@ -375,8 +377,9 @@ ZC_EXPORT zc_weak_sender *zc_weak_sender_clone(zc_weak_sender *w);
  * Give up a weak sender. It closes nothing; if it was the channel's last handle of any
  * kind, the channel's memory is freed.
  *
- * @param w  A live weak sender, or NULL (nothing happens). Using it afterwards, or
- *           dropping it twice, is undefined (the checked build aborts).
+ * @param w  A live weak sender, or NULL, or a handle of another kind cast to it (then
+ *           nothing happens). Using it afterwards, or dropping it twice, is undefined
+ *           (the checked build aborts).
  *
  * Thread safety: any thread, concurrently with every call except other uses of w.
  */
@@ -411,8 +414,8 @@ ZC_EXPORT zc_receiver *zc_weak_receiver_upgrade(zc_weak_receiver *w);
  * Another weak receiver for the same channel, as zc_weak_sender_clone.
  *
  * @param w  A live weak receiver, or NULL.
- * @return A weak handle the caller drops once; NULL if w is NULL (or, in the checked
- *         build only, out of memory).
+ * @return A weak handle the caller drops once; NULL if w is NULL or a handle of another
+ *         kind cast to it (or, in the checked build only, out of memory).
  *
  * Thread safety: any thread, concurrently with every other call.
  */
@@ -421,7 +424,8 @@ ZC_EXPORT zc_weak_receiver *zc_weak_receiver_clone(zc_weak_receiver *w);
 /**
  * Give up a weak receiver, as zc_weak_sender_drop.
  *
- * @param w  A live weak receiver, or NULL (nothing happens).
+ * @param w  A live weak receiver, or NULL, or a handle of another kind cast to it (then
+ *           nothing happens).
  *
  * Thread safety: any thread, concurrently with every call except other uses of w.
  */

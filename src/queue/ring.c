@@ -391,37 +391,56 @@ size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max) {
     return n;
 }
 
+/* Move head from *head to the next position: true if this call did; false if another
+ * did first (*head is then the new value). [S1] seq_cst, as a receive's claim. */
+static bool ring_claim_head(zc__ring *r, size_t *head) {
+    return atomic_compare_exchange_strong_explicit(&r->head, head, zc__ring_next(r, *head),
+                                                   memory_order_seq_cst, memory_order_relaxed);
+}
+
 void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     /* The ring is closed: tail is frozen. seq_cst/relaxed: no receiver is left, and the
-     * caller's handle-count RMW (acq_rel) ordered every earlier receive before us. */
+     * caller's handle-count RMW (acq_rel) ordered every earlier receive before us. Head
+     * still moves under us: a force push that claimed its send position before the close
+     * takes the oldest message as a receive would (ring_replace_oldest), and a releaser
+     * skips its hole at head. So each position is claimed here with a CAS on head, and
+     * whoever moves head owns what was there. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst) & ~r->mark_bit;
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     while (head != tail) {
         size_t index = head & (r->mark_bit - 1);
+        _Atomic size_t *at = zc__ring_stamp(r, index);
         /* [A2] pairs with [R1]: wait for a sender that claimed before the close. */
-        size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
+        size_t stamp = atomic_load_explicit(at, memory_order_acquire);
         size_t reserved = head | r->mark_bit;
         if (stamp == head + 1) {
+            size_t pos = head;
+            if (!ring_claim_head(r, &head)) continue; /* a force push took it */
             if (drop) drop(zc__ring_msg(r, index), ctx);
-            head = zc__ring_next(r, head);
-        } else if (stamp == ((head + 1) | r->mark_bit) || stamp == head + r->one_lap) {
-            /* A released reservation, or one whose releaser skipped it (and freed its
-             * slot) after we read head: no receiver is left to do either. */
-            head = zc__ring_next(r, head);
+            /* [R2] free the slot, as a receive does: the force push that claimed this
+             * slot's next position writes there next. */
+            atomic_store_explicit(at, pos + r->one_lap, memory_order_release);
+            head = zc__ring_next(r, pos);
+        } else if (stamp == ((head + 1) | r->mark_bit)) {
+            /* A hole (released, or abandoned below): passed over, its stamp left as it
+             * is, so that a commit of its permit finds it abandoned (a releaser that
+             * skips it first moves head: the CAS says so). */
+            size_t pos = head;
+            if (ring_claim_head(r, &head)) head = zc__ring_next(r, pos);
+        } else if (stamp == head + r->one_lap) {
+            /* Its releaser skipped it and freed the slot after we read head. */
+            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
         } else if (stamp == reserved) {
             /* A reservation not committed yet: abandon it, so that its commit fails and
-             * the permit's message stays with its holder. Relaxed: only who owns the
-             * slot is decided (commit's seq_cst CAS on the same stamp); no bytes pass. */
-            if (atomic_compare_exchange_strong_explicit(zc__ring_stamp(r, index), &reserved,
-                                                        (head + 1) | r->mark_bit,
-                                                        memory_order_relaxed,
-                                                        memory_order_relaxed))
-                head = zc__ring_next(r, head);
+             * the permit's message stays with its holder, then skip it. Relaxed: only who
+             * owns the slot is decided (commit's seq_cst CAS on the same stamp); no bytes
+             * pass. */
+            atomic_compare_exchange_strong_explicit(at, &reserved, (head + 1) | r->mark_bit,
+                                                    memory_order_relaxed, memory_order_relaxed);
         } else {
             zc__backoff_snooze(&backoff);
+            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
         }
     }
-    /* Release: a later zc__ring_len (info) reads an empty ring. */
-    atomic_store_explicit(&r->head, head, memory_order_release);
 }

@@ -361,6 +361,49 @@ static void test_close_while_a_sender_crosses_a_segment_boundary_stays_closed(vo
     }
 }
 
+/* A force send on a full bounded(1) channel has claimed its send position and is
+ * stalled before it takes the oldest message; meanwhile the last receiver's drop
+ * disposes of what is held. Guards: the oldest message is taken by exactly one of them
+ * (disposed of once, or handed to the force send once, never both), and the new
+ * message, which claimed before the close, is disposed of once. */
+typedef struct force_arg {
+    zc_sender *tx;
+    uint64_t evicted_out;
+    bool evicted;
+    zc_status status;
+} force_arg;
+
+static void *stalled_force_send(void *arg) {
+    force_arg *a = arg;
+    stall_me = true;
+    uint64_t v = 1;
+    a->status = zc_force_send(a->tx, &v, &a->evicted_out, &a->evicted);
+    return NULL;
+}
+
+static void test_last_receiver_drop_racing_a_force_send_takes_the_oldest_once(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    send_u64(f.tx, 0); /* full */
+    atomic_init(&the_stall.stalled, false);
+    atomic_init(&the_stall.main_entered, false);
+    zc__test_set_hook(stall_hook, &the_stall);
+    force_arg a = {f.tx, 99, false, ZC_EINVAL};
+    pthread_t t;
+    start_thread(&t, stalled_force_send, &a); /* held after its claim of tail */
+    while (!atomic_load_explicit(&the_stall.stalled, memory_order_acquire)) sched_yield();
+    atomic_store_explicit(&the_stall.main_entered, true, memory_order_release);
+    zc_receiver_drop(f.rx); /* the last receiver: disposes of what is held */
+    pthread_join(t, NULL);
+    zc__test_set_hook(NULL, NULL);
+    assert_int_equal(a.status, ZC_OK);
+    unsigned oldest = atomic_load(&f.seen[0]) + (a.evicted && a.evicted_out == 0);
+    assert_int_equal(oldest, 1);
+    assert_int_equal(atomic_load(&f.seen[1]), 1); /* the force send's own message */
+    zc_sender_drop(f.tx);
+}
+
 #endif /* ZCHAN_TEST_HOOKS */
 
 /* An optional argument runs only the tests whose names match it (cmocka's pattern). */
@@ -376,6 +419,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_close_racing_a_blocked_send_returns_closed_and_its_message),
 #if ZCHAN_TEST_HOOKS
         cmocka_unit_test(test_close_while_a_sender_crosses_a_segment_boundary_stays_closed),
+        cmocka_unit_test(test_last_receiver_drop_racing_a_force_send_takes_the_oldest_once),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
