@@ -277,8 +277,8 @@ MUTANTS = [
            "        else if (stamp != ((pos + 1) | r->mark_bit))\n            break;",
            "        else\n            break;"),
     Mutant("discard_keeps_reservation", "src/queue/ring.c",
-           "                                                        (head + 1) | r->mark_bit,",
-           "                                                        reserved,"),
+           "atomic_compare_exchange_strong_explicit(at, &reserved, (head + 1) | r->mark_bit,",
+           "atomic_compare_exchange_strong_explicit(at, &reserved, reserved,"),
     Mutant("full_ring_len_zero", "src/queue/ring.c",
            "        return (tail & ~r->mark_bit) == head ? 0 : r->cap;", "        return 0;"),
 ]
