@@ -34,6 +34,8 @@
  *   bool name_receiver_close(name_receiver *rx)                        zc_receiver_close
  *   zc_status name_try_send(name_sender *tx, T msg)                          zc_try_send
  *   zc_status name_try_recv(name_receiver *rx, T *out)                       zc_try_recv
+ *   zc_status name_force_send(name_sender *tx, T msg, T *evicted_out, bool *evicted)
+ *                                                                          zc_force_send
  *   zc_status name_send_blocking(name_sender *tx, T msg)                zc_send_blocking
  *   zc_status name_recv_blocking(name_receiver *rx, T *out)             zc_recv_blocking
  *   zc_status name_send_timeout(name_sender *tx, T msg, uint64_t timeout_ns)
@@ -55,6 +57,16 @@
  *   void name_recv_init(name_recv *f, name_receiver *rx)                    zc_recv_init
  *   zc_status name_recv_poll(name_recv *f, const zc_waker *w, T *out)       zc_recv_poll
  *   void name_recv_cancel(name_recv *f)                                   zc_recv_cancel
+ * @endcode
+ *
+ * Weak handles (zchan/mpmc.h), distinct types as the strong ones:
+ * @code{.unparsed}
+ *   name_weak_sender, name_weak_receiver  incomplete types (zc_weak_sender, _receiver)
+ *   name_weak_sender *name_sender_downgrade(name_sender *tx)       zc_sender_downgrade
+ *   name_sender *name_weak_sender_upgrade(name_weak_sender *w)  zc_weak_sender_upgrade
+ *   name_weak_sender *name_weak_sender_clone(name_weak_sender *w) zc_weak_sender_clone
+ *   void name_weak_sender_drop(name_weak_sender *w)               zc_weak_sender_drop
+ *   (and name_receiver_downgrade, name_weak_receiver_upgrade, _clone, _drop)
  * @endcode
  *
  * Batches (zchan/batch.h): msgs and out are arrays of T, n and max counts of T.
@@ -130,10 +142,13 @@
  *   void name_sender_drop(name_sender *tx)                          zc_bcast_sender_drop
  *   bool name_sender_close(name_sender *tx)                        zc_bcast_sender_close
  *   name_receiver *name_subscribe(name_sender *tx)                    zc_bcast_subscribe
+ *   name_receiver *name_resubscribe(name_receiver *rx)              zc_bcast_resubscribe
  *   name_receiver *name_receiver_clone(name_receiver *rx)        zc_bcast_receiver_clone
  *   void name_receiver_drop(name_receiver *rx)                    zc_bcast_receiver_drop
  *   bool name_receiver_close(name_receiver *rx)                  zc_bcast_receiver_close
  *   zc_status name_try_send(name_sender *tx, T msg)                    zc_bcast_try_send
+ *   zc_status name_try_send_counted(name_sender *tx, T msg, size_t *reached)
+ *                                                              zc_bcast_try_send_counted
  *   zc_status name_try_recv(name_receiver *rx, T *out, uint64_t *missed)
  *                                                                      zc_bcast_try_recv
  *   zc_status name_send_blocking(name_sender *tx, T msg)          zc_bcast_send_blocking
@@ -260,6 +275,26 @@
 #else
 #define ZC__TYPED_FN static inline
 #endif
+
+/* Private: the weak handle type of name's side k (sender or receiver) and its four
+ * calls, over zc_weak_k and zc_k_downgrade (ZC_DEFINE_CHANNEL). */
+#define ZC__TYPED_WEAK(name, k)                                                            \
+    typedef struct name##_weak_##k name##_weak_##k;                                        \
+    ZC__TYPED_FN name##_weak_##k *name##_##k##_downgrade(name##_##k *zc__h) {              \
+        zc_weak_##k *zc__w = zc_##k##_downgrade(ZC__CAST(zc_##k *, zc__h));                \
+        return ZC__CAST(name##_weak_##k *, zc__w);                                         \
+    }                                                                                      \
+    ZC__TYPED_FN name##_##k *name##_weak_##k##_upgrade(name##_weak_##k *zc__w) {           \
+        zc_##k *zc__h = zc_weak_##k##_upgrade(ZC__CAST(zc_weak_##k *, zc__w));             \
+        return ZC__CAST(name##_##k *, zc__h);                                              \
+    }                                                                                      \
+    ZC__TYPED_FN name##_weak_##k *name##_weak_##k##_clone(name##_weak_##k *zc__w) {        \
+        zc_weak_##k *zc__c = zc_weak_##k##_clone(ZC__CAST(zc_weak_##k *, zc__w));          \
+        return ZC__CAST(name##_weak_##k *, zc__c);                                         \
+    }                                                                                      \
+    ZC__TYPED_FN void name##_weak_##k##_drop(name##_weak_##k *zc__w) {                     \
+        zc_weak_##k##_drop(ZC__CAST(zc_weak_##k *, zc__w));                                \
+    }
 
 /* Private: what ZC_DEFINE_CHANNEL and ZC_DEFINE_BROADCAST share, for the byte API whose
  * names start with p (zc_ or zc_bcast_): the handle types, the send and receive futures,
@@ -406,6 +441,13 @@
     ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out) {          \
         return zc_try_recv(ZC__CAST(zc_receiver *, zc__rx), zc__out);                      \
     }                                                                                      \
+    ZC__TYPED_FN zc_status name##_force_send(name##_sender *zc__tx, T zc__v,               \
+                                             T *zc__evicted_out, bool *zc__evicted) {      \
+        return zc_force_send(ZC__CAST(zc_sender *, zc__tx), &zc__v, zc__evicted_out,       \
+                             zc__evicted);                                                 \
+    }                                                                                      \
+    ZC__TYPED_WEAK(name, sender)                                                           \
+    ZC__TYPED_WEAK(name, receiver)                                                         \
     ZC__TYPED_FN zc_status name##_recv_blocking(name##_receiver *zc__rx, T *zc__out) {     \
         return zc_recv_blocking(ZC__CAST(zc_receiver *, zc__rx), zc__out);                 \
     }                                                                                      \
@@ -603,6 +645,16 @@
         zc_bcast_receiver *zc__rx =                                                        \
             zc_bcast_subscribe(ZC__CAST(zc_bcast_sender *, zc__tx));                       \
         return ZC__CAST(name##_receiver *, zc__rx);                                        \
+    }                                                                                      \
+    ZC__TYPED_FN name##_receiver *name##_resubscribe(name##_receiver *zc__rx) {            \
+        zc_bcast_receiver *zc__new =                                                       \
+            zc_bcast_resubscribe(ZC__CAST(zc_bcast_receiver *, zc__rx));                   \
+        return ZC__CAST(name##_receiver *, zc__new);                                       \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_try_send_counted(name##_sender *zc__tx, T zc__v,         \
+                                                   size_t *zc__reached) {                  \
+        return zc_bcast_try_send_counted(ZC__CAST(zc_bcast_sender *, zc__tx), &zc__v,      \
+                                         zc__reached);                                     \
     }                                                                                      \
                                                                                            \
     ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out,            \

@@ -57,6 +57,42 @@ static void test_typed_bounded_round_trip_keeps_every_field(void **state) {
     readings_receiver_drop(rx);
 }
 
+/* The typed force send and weak handles pass T and the handle types through. */
+static void test_typed_force_send_and_weak_handles(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_bounded(1, &tx, &rx), ZC_OK);
+    reading evicted;
+    bool was = true;
+    assert_int_equal(readings_force_send(tx, make_reading(1), &evicted, &was), ZC_OK);
+    assert_false(was);
+    assert_int_equal(readings_force_send(tx, make_reading(2), &evicted, &was), ZC_OK);
+    assert_true(was);
+    expect_reading(&evicted, 1);
+    readings_weak_sender *wtx = readings_sender_downgrade(tx);
+    readings_weak_receiver *wrx = readings_receiver_downgrade(rx);
+    readings_weak_sender *wtx2 = readings_weak_sender_clone(wtx);
+    readings_weak_receiver *wrx2 = readings_weak_receiver_clone(wrx);
+    readings_sender *tx2 = readings_weak_sender_upgrade(wtx2);
+    readings_receiver *rx2 = readings_weak_receiver_upgrade(wrx2);
+    assert_non_null(tx2);
+    assert_non_null(rx2);
+    readings_sender_drop(tx);
+    readings_sender_drop(tx2); /* the last sender: closed */
+    assert_null(readings_weak_sender_upgrade(wtx));
+    reading got;
+    assert_int_equal(readings_try_recv(rx2, &got), ZC_OK);
+    expect_reading(&got, 2);
+    readings_receiver_drop(rx2);
+    readings_receiver_drop(rx);
+    assert_null(readings_weak_receiver_upgrade(wrx));
+    readings_weak_sender_drop(wtx);
+    readings_weak_sender_drop(wtx2);
+    readings_weak_receiver_drop(wrx);
+    readings_weak_receiver_drop(wrx2);
+}
+
 static void test_typed_channel_info_clone_close_and_drop(void **state) {
     (void)state;
     readings_sender *tx;
@@ -475,6 +511,26 @@ static void drop_feed(void *msg, void *ctx) {
     calls->last_dropped = r.sensor;
 }
 
+static void test_typed_broadcast_resubscribe_and_counted_send(void **state) {
+    (void)state;
+    feeds_sender *tx;
+    feeds_receiver *rx;
+    assert_int_equal(feeds_new(2, ZC_BCAST_BACKPRESSURE, &tx, &rx), ZC_OK);
+    feeds_receiver *rx2 = feeds_resubscribe(rx);
+    assert_non_null(rx2);
+    size_t reached = 0;
+    assert_int_equal(feeds_try_send_counted(tx, make_reading(4), &reached), ZC_OK);
+    assert_int_equal(reached, 2);
+    reading got;
+    assert_int_equal(feeds_try_recv(rx2, &got, NULL), ZC_OK);
+    expect_reading(&got, 4);
+    assert_int_equal(feeds_try_recv(rx, &got, NULL), ZC_OK);
+    expect_reading(&got, 4);
+    feeds_receiver_drop(rx2);
+    feeds_receiver_drop(rx);
+    feeds_sender_drop(tx);
+}
+
 static void test_typed_broadcast_overflow_lags_and_calls_back(void **state) {
     (void)state;
     feed_calls calls = {0, 0, 0};
@@ -640,6 +696,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typed_bounded_round_trip_keeps_every_field),
         cmocka_unit_test(test_typed_channel_info_clone_close_and_drop),
+        cmocka_unit_test(test_typed_force_send_and_weak_handles),
         cmocka_unit_test(test_typed_with_constructors_pass_drop_msg_through),
         cmocka_unit_test(test_typed_constructors_reject_bad_arguments),
         cmocka_unit_test(test_typed_futures_pend_wake_and_complete),
@@ -654,6 +711,7 @@ int main(void) {
 #if defined(ZCHAN_HAS_BROADCAST)
         cmocka_unit_test(test_typed_broadcast_gives_every_receiver_every_field),
         cmocka_unit_test(test_typed_broadcast_overflow_lags_and_calls_back),
+        cmocka_unit_test(test_typed_broadcast_resubscribe_and_counted_send),
         cmocka_unit_test(test_typed_broadcast_futures_pend_wake_and_complete),
         cmocka_unit_test(test_typed_broadcast_blocking_and_timeout_forms),
 #endif
