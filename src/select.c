@@ -408,7 +408,7 @@ static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
         s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true, call);
     } else {
         uint64_t limit_ns = zc__limit_deadline(limit);
-        if (timer_ns < limit_ns) {
+        if (timer_ns <= limit_ns) { /* a timer due with the limit is chosen over it */
             s = zc__block_on(&o, select_op_poll, select_op_cancel, zc__limit_until(timer_ns),
                              true, call);
             if (s != ZC_TIMEDOUT) return s;

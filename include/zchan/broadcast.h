@@ -18,7 +18,8 @@
  *   message (dropping it). A receiver that fell behind gets ZC_LAGGED with the exact
  *   number of messages it missed, then continues from the oldest message still held.
  *
- * Receivers: zc_bcast_new returns the first; zc_bcast_subscribe (from a sender) makes a
+ * Receivers: zc_bcast_new returns the first (or none, if asked; zc_bcast_resubscribe
+ * also makes one from a receiver); zc_bcast_subscribe (from a sender) makes a
  * receiver that sees only messages sent after it; zc_bcast_receiver_clone makes one at
  * the same position as the original (it will see what the original has still to see).
  * Unlike MPMC receivers, each broadcast receiver handle is a separate allocation.
@@ -222,9 +223,11 @@ ZC_EXPORT zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg);
  *
  * @param tx       Sender handle.
  * @param msg      elem_size bytes, as for zc_bcast_try_send.
- * @param reached  Optional (NULL: not reported): on ZC_OK, the receivers that will see
- *                 the message (0 on a channel made without a receiver that has none
- *                 yet: the message went to drop_msg); 0 on any other status.
+ * @param reached  Optional (NULL: not reported): on ZC_OK, the receivers the message was
+ *                 sent to, those there at the send (fewer may read it: one dropped
+ *                 meanwhile, or one that lags past it in overflow mode, does not); 0 on
+ *                 a channel made without a receiver that has none yet (the message
+ *                 went to drop_msg); 0 on any other status.
  * @return As zc_bcast_try_send.
  */
 ZC_EXPORT zc_status zc_bcast_try_send_counted(zc_bcast_sender *tx, const void *msg,

@@ -16,8 +16,9 @@
  * after a completion goes on round-robin, from the case after the one chosen, so that a
  * loop of polls takes the cases that stay ready in turn, each as often as the others.
  * Either way a case that is always ready cannot starve the others. In
- * ZC_SELECT_ORDERED mode the cases are tried in array order instead. The first operation that completes (a message received or sent, or the
- * channel found closed) is the outcome; every other case is taken off its channel's
+ * ZC_SELECT_ORDERED mode the cases are tried in array order instead. The first operation that completes (a message received or sent, the
+ * channel found closed, a timer case found due, or with ZC_SELECT_READY a case found
+ * ready) is the outcome; every other case is taken off its channel's
  * waiter list, and a wake-up it had absorbed is passed on to the next waiter of that
  * channel. If no case is ready, every case registers its node on its channel's waiter
  * list, all with the poll's waker, and the cases are tried once more
@@ -104,7 +105,8 @@ extern "C" {
 #define ZC_SELECT_READY 4u
 
 /** One operation of a select. Caller-allocated (usually an array); fields are private.
- *  Set it up with zc_select_recv_case or zc_select_send_case. It must not move while its
+ *  Set it up with zc_select_recv_case, zc_select_send_case or zc_select_after_case. It
+ *  must not move while its
  *  select is pending. */
 typedef struct zc_select_case {
     zc__waiter zc__node;
@@ -160,7 +162,11 @@ ZC_EXPORT void zc_select_send_case(zc_select_case *c, zc_sender *tx, const void 
  * and its index, having done nothing else; a deadline already passed is ready at once
  * (among the ready cases: uniformly, or in array order with ZC_SELECT_ORDERED).
  *
- * The blocking forms (zc_select_blocking, _timeout, _until) wait for it. The future form
+ * The blocking forms (zc_select_blocking, _timeout, _until) wait for it; a timer case due
+ * no later than the call's own deadline is chosen over ZC_TIMEDOUT. An enabled timer
+ * case never closes, so with ZC_SELECT_SKIP_CLOSED a select holding one does not report
+ * ZC_CLOSED (one that never fires, UINT64_MAX, waits for ever once every channel case
+ * has closed: disable it then). The future form
  * starts no thread and arms no timer: a poll that returns ZC_PENDING registers the
  * channel cases only, and the executor learns when to poll again from
  * zc_select_deadline (a timer of its own: timerfd, a libuv timer).
@@ -176,7 +182,7 @@ ZC_EXPORT void zc_select_after_case(zc_select_case *c, uint64_t deadline_ns);
  * Prepare a select over cases[0..n-1]. Does nothing else: the first poll starts it.
  *
  * @param s      The select; NULL does nothing.
- * @param cases  n cases made by zc_select_recv_case / zc_select_send_case, none of them
+ * @param cases  n cases made by zc_select_recv_case / _send_case / _after_case, none of them
  *               pending in another select; they stay the caller's and must stay in
  *               place while s is pending. NULL or n 0 makes every poll return ZC_EINVAL.
  * @param n      Number of cases; more than UINT32_MAX makes every poll return ZC_EINVAL.
@@ -224,7 +230,9 @@ ZC_EXPORT uint64_t zc_select_deadline(const zc_select *s);
  *               belongs to none (ZC_PENDING, ZC_EINVAL for a bad select or waker, and
  *               ZC_CLOSED when every case is disabled).
  * @return ZC_OK, ZC_CLOSED (never with ZC_SELECT_SKIP_CLOSED) or ZC_ENOMEM for case
- *         *index; ZC_CLOSED with *index == n when every case is disabled, or with
+ *         *index (ZC_OK for a timer case means its deadline came, and with
+ *         ZC_SELECT_READY it means the case could go ahead: nothing was done);
+ *         ZC_CLOSED with *index == n when every case is disabled, or with
  *         ZC_SELECT_SKIP_CLOSED when every enabled case is closed; ZC_PENDING (registered with w, see waker.h);
  *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than UINT32_MAX,
  *         unknown flags, or case *index has a NULL out or msg). Any status but
@@ -263,7 +271,7 @@ ZC_EXPORT void zc_select_cancel(zc_select *s);
  * absorbed). Typical use: a select loop whose poll reported ZC_CLOSED for that case.
  * The case in the caller's array is changed as if it had been set up with a NULL
  * handle, so it stays disabled for a later zc_select_init over the same array, until it
- * is set up again with zc_select_recv_case or zc_select_send_case.
+ * is set up again (zc_select_recv_case, _send_case or _after_case).
  *
  * @param s      The select; NULL does nothing.
  * @param index  A case of s; an index >= n does nothing.

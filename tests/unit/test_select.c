@@ -170,6 +170,14 @@ static void test_blocking_select_waits_for_its_timer_case(void **state) {
     zc_select_after_case(&c[1], t0 + 10 * 1000 * 1000);
     assert_int_equal(zc_select_until(c, 2, 0, t0 + 1000u * 1000 * 1000, &index), ZC_OK);
     assert_int_equal(index, 1);
+    /* Due with the call's own deadline: the timer case is chosen, not ZC_TIMEDOUT, before
+     * the deadline and after it alike. */
+    uint64_t d = now_ns() + 5 * 1000 * 1000;
+    zc_select_after_case(&c[1], d);
+    assert_int_equal(zc_select_until(c, 2, 0, d, &index), ZC_OK);
+    assert_int_equal(index, 1);
+    assert_int_equal(zc_select_until(c, 2, 0, d, &index), ZC_OK);
+    assert_int_equal(index, 1);
     assert_nothing_linked(&f);
     fixture_done(&f);
 }
