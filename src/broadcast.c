@@ -431,18 +431,23 @@ static zc_status bcast_recv_quiet(zc_bcast_receiver *rx, void *out, uint64_t *mi
     return ZC_OK;
 }
 
-zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
-    ZC__CHECK_HANDLE(tx);
-    return zc_bcast_try_send_counted(tx, msg, NULL);
-}
-
-zc_status zc_bcast_try_send_counted(zc_bcast_sender *tx, const void *msg, size_t *reached) {
-    ZC__CHECK_HANDLE(tx);
+/* A try send, its wakes made; the public calls check tx first. */
+static zc_status bcast_try_send(zc_bcast_sender *tx, const void *msg, size_t *reached) {
     if (reached) *reached = 0;
     if (!tx || !msg) return ZC_EINVAL;
     zc_status s = bcast_send_quiet(tx->ch, msg, reached);
     if (s == ZC_OK) pay_send(tx->ch);
     return s;
+}
+
+zc_status zc_bcast_try_send(zc_bcast_sender *tx, const void *msg) {
+    ZC__CHECK_HANDLE(tx);
+    return bcast_try_send(tx, msg, NULL);
+}
+
+zc_status zc_bcast_try_send_counted(zc_bcast_sender *tx, const void *msg, size_t *reached) {
+    ZC__CHECK_HANDLE(tx);
+    return bcast_try_send(tx, msg, reached);
 }
 
 zc_status zc_bcast_try_recv(zc_bcast_receiver *rx, void *out, uint64_t *missed) {

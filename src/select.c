@@ -192,8 +192,12 @@ static zc__waitlist *case_list(const zc_select_case *c) {
  * ZC_ENOMEM (complete), ZC_EMPTY / ZC_FULL (not ready), ZC_PENDING (a peer is
  * mid-operation on the slot it needs). A timer case: ZC_OK once its deadline has passed,
  * else ZC_EMPTY. */
+static zc_status timer_due(const zc_select_case *c) {
+    return zc__clock_ns() >= case_deadline(c) ? ZC_OK : ZC_EMPTY;
+}
+
 static zc_status case_try(const zc_select_case *c, unsigned *owed) {
-    if (case_is_timer(c)) return zc__clock_ns() >= case_deadline(c) ? ZC_OK : ZC_EMPTY;
+    if (case_is_timer(c)) return timer_due(c);
     return case_is_recv(c) ? zc__chan_recv_attempt(case_chan(c), c->zc__out, owed)
                            : zc__chan_send_attempt(case_chan(c), (void *)c->zc__msg, owed);
 }
@@ -205,7 +209,7 @@ static zc_status case_try(const zc_select_case *c, unsigned *owed) {
  * both indices ([S2]), so the look pairs with a peer's claim as a re-check must ([F1] /
  * [F2]). */
 static zc_status case_look(const zc_select_case *c) {
-    if (case_is_timer(c)) return zc__clock_ns() >= case_deadline(c) ? ZC_OK : ZC_EMPTY;
+    if (case_is_timer(c)) return timer_due(c);
     zc__chan *ch = case_chan(c);
     size_t len = zc__queue_len(&ch->q);
     if (case_is_recv(c)) return len > 0 ? ZC_OK : zc__chan_is_closed(ch) ? ZC_CLOSED : ZC_EMPTY;
