@@ -1,7 +1,7 @@
 /*
  * future.c: the send and receive futures, in caller memory.
  *
- * A poll makes one queue attempt; if it did not complete, the wait primitive (wait.c)
+ * A poll makes one queue attempt; if it did not complete, the wait primitive (wait.h)
  * takes over. The first attempt of a fresh future is inline here (the fast path, as
  * zc_try_send's in chan.c). A bounded queue that looks full (empty) is not attempted
  * before registering: the attempt after the registration decides anyway.
@@ -36,7 +36,9 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
     zc__chan *ch = f->zc__tx->ch;
     void *msg = (void *)f->zc__msg;
     unsigned owed = 0;
-    zc_status s = zc__queue_looks_full(&ch->q) ? ZC_FULL : zc__chan_send_attempt(ch, msg, &owed);
+    /* A linked node (zc__wait_slow) or a queue that looks full: the re-check decides. */
+    zc_status s = zc__waitlist_is_linked(&f->zc__node) || zc__queue_looks_full(&ch->q)
+                      ? ZC_FULL : zc__chan_send_attempt(ch, msg, &owed);
     s = zc__wait(ch, ZC__SIDE_SEND, &f->zc__node, w, zc__chan_send_attempt, msg, s, owed);
     if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
     return s;
@@ -89,7 +91,8 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
     }
     zc__chan *ch = f->zc__rx->ch;
     unsigned owed = 0;
-    zc_status s = zc__queue_looks_empty(&ch->q) ? ZC_EMPTY : zc__chan_recv_attempt(ch, out, &owed);
+    zc_status s = zc__waitlist_is_linked(&f->zc__node) || zc__queue_looks_empty(&ch->q)
+                      ? ZC_EMPTY : zc__chan_recv_attempt(ch, out, &owed);
     return zc__wait(ch, ZC__SIDE_RECV, &f->zc__node, w, zc__chan_recv_attempt, out, s, owed);
 }
 

@@ -56,22 +56,39 @@ static inline zc__waitlist *zc__wait_list(zc__chan *ch, zc__side side) {
                                    : &ch->close_waiters;
 }
 
+/* A wait's re-check (zc__ready_fn; arg: a zc__wait_look): whether an attempt now could
+ * complete (zc__queue_ready; close events: the close mark). Changes nothing. */
+typedef struct zc__wait_look {
+    zc__chan *ch;
+    zc__side side;
+} zc__wait_look;
+
+static inline bool zc__wait_ready(void *arg) {
+    const zc__wait_look *l = arg;
+    if (l->side == ZC__SIDE_CLOSE) return zc__chan_is_closed(l->ch);
+    return zc__queue_ready(&l->ch->q, l->side == ZC__SIDE_RECV);
+}
+
 /* Wait on side's list with node and waker w, after a first attempt that returned s and
  * owed `owed`:
- *   - not ready: register node ([F2] in waitlist.c) and attempt again (the re-check that
- *     pairs with a notifier's [F1]); not ready again: ZC_PENDING;
- *   - a peer mid-operation: step off the list keeping any wake-up held
- *     (zc__waitlist_step_off), call w unless this poll's registration was woken since
- *     (that wake asks for the next poll already), and return ZC_PENDING; polled from
- *     inside such a self-wake, back off and attempt again instead (zc__in_self_wake);
- *   - final: take node off the list, make the wakes owed, and return the status; a
- *     wake-up that came for this poll's registration is passed on (see the code).
- * Source: register-then-recheck as in tokio's Notify and crossbeam-channel's SyncWaker. */
+ *   - not ready: register node unless the re-check, made under the list's lock after
+ *     the registration's [F2] (zc__waitlist_register_unless with zc__wait_ready), says
+ *     an attempt could complete: then attempt again, node off the list; else
+ *     ZC_PENDING, node linked. An attempt is never made with node linked, so no wake
+ *     meant for what comes after it reaches a poll that completes: a wake-up the node
+ *     holds came before its attempt and is used by it (waker rule 5), and none is
+ *     passed on (docs/architecture.md, "How a wake-up is kept or passed on");
+ *   - a peer mid-operation: step off the list keeping any wake-up held from an earlier
+ *     poll (zc__waitlist_step_off), call w, and return ZC_PENDING; polled from inside
+ *     such a self-wake, back off and attempt again instead (zc__in_self_wake);
+ *   - final: take node off the list, make the wakes owed, and return the status.
+ * Source: crossbeam-channel's register, is_ready, abort-then-retry order (flavors/,
+ * waker.rs), with tokio's Notify for the held wake-up. */
 static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *node,
                                       const zc_waker *w, zc__attempt_fn *attempt, void *arg,
                                       zc_status s, unsigned owed) {
     zc__waitlist *wl = zc__wait_list(ch, side);
-    bool registered = false;
+    zc__wait_look look = {ch, side};
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         if (owed > 0 && (s == ZC_EMPTY || s == ZC_FULL || s == ZC_PENDING)) {
@@ -80,31 +97,26 @@ static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *n
             zc__waitlist_unregister(wl, node);
             zc__wait_pay(ch, side, owed);
             owed = 0;
-            registered = false;
         }
         if (s == ZC_EMPTY || s == ZC_FULL) {
-            if (registered) {
+            ZC__HOOK(ZC__HOOK_WAIT_REGISTERING);
+            if (zc__waitlist_register_unless(wl, node, w, zc__wait_ready, &look)) {
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
             }
-            ZC__HOOK(ZC__HOOK_WAIT_REGISTERING);
-            zc__waitlist_register(wl, node, w);
-            registered = true;
-            s = attempt(ch, arg, &owed); /* the re-check */
+            s = attempt(ch, arg, &owed);
         } else if (s == ZC_PENDING && zc__in_self_wake()) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake */
             s = attempt(ch, arg, &owed);
         } else if (s == ZC_PENDING) {
             ZC__HOOK(ZC__HOOK_WAIT_STALLED);
-            if (!zc__waitlist_step_off(wl, node) || !registered) zc__wake_self(w);
+            zc__waitlist_step_off(wl, node);
+            zc__wake_self(w);
             return ZC_PENDING;
         } else {
-            /* A wake-up that came for this poll's registration may be for what came
-             * after the attempt that completed: not used, so passed on, as a cancel
-             * does (rule 4). One held from before this poll was used by its attempts. */
-            if (zc__waitlist_unregister(wl, node) && registered) zc__wait_pass_on(ch, side);
-            zc__wait_pay(ch, side, owed); /* our node is off the list */
-            return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
+            zc__waitlist_unregister(wl, node); /* a wake-up held was used by the attempt */
+            zc__wait_pay(ch, side, owed);      /* our node is off the list */
+            return s;                          /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
     }
 }

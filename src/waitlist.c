@@ -95,7 +95,6 @@ void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->locked, false);
     wl->head = wl->tail = NULL;
     wl->waking_all = 0;
-    wl->passes = 0;
     atomic_init(&wl->notified, 0);
 }
 
@@ -225,7 +224,6 @@ static bool notify(zc__waitlist *wl, bool passing) {
     }
     check_linked(n);
     unlink_node(wl, n);
-    wl->passes += passing;
     /* seq_cst: read by pass-ons (zc__waitlist_notified); the owner takes it off. */
     atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
     zc_waker w = n->waker;
@@ -290,7 +288,8 @@ void zc__waitlist_notify_all(zc__waitlist *wl) {
     unlock(wl);
 }
 
-void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker *w) {
+bool zc__waitlist_register_unless(zc__waitlist *wl, zc__waiter *storage, const zc_waker *w,
+                                  zc__ready_fn *ready, void *arg) {
     zc__node *node = zc__node_of(storage);
     for (;;) {
         wait_not_waking(node);
@@ -302,6 +301,22 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker
             unlock(wl);
             continue;
         }
+        /* A woken node keeps its turn at the front, but not during a notify_all. [F2]:
+         * the count's seq_cst increment, before the look. */
+        if (st != ZC__WAITING) link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
+        /* The re-check, under the lock: no notifier takes the node between the look and
+         * what follows it, so a node that was ever linked for this look holds no wake-up
+         * for what the look saw. Ready: off the list again, a wake-up held kept. */
+        if (ready && ready(arg)) {
+            unlink_node(wl, node);
+            if (st == ZC__WAITING) {
+                /* Relaxed: under the lock, which notifiers take before reading it. */
+                atomic_store_explicit(node_state(node), ZC__IDLE, memory_order_relaxed);
+                MARK(node, false);
+            }
+            unlock(wl);
+            return false;
+        }
         if (st != ZC__WAITING) {
             /* A woken node uses its wake-up by registering again. [N2] seq_cst. */
             if (st == ZC__WOKEN) atomic_fetch_sub_explicit(&wl->notified, 1, memory_order_seq_cst);
@@ -309,14 +324,12 @@ void zc__waitlist_register(zc__waitlist *wl, zc__waiter *storage, const zc_waker
             atomic_store_explicit(node_state(node), ZC__WAITING, memory_order_relaxed);
             MARK(node, true);
             node->waker = *w;
-            /* A woken node keeps its turn at the front, but not during a notify_all. [F2] */
-            link_node(wl, node, st == ZC__WOKEN && wl->waking_all == 0);
         } else if (node->waker.wake != w->wake || node->waker.ctx != w->ctx) {
             node->waker = *w; /* a later poll replaces the waker */
         }
         unlock(wl);
         ZC__HOOK(ZC__HOOK_WAITER_REGISTERED);
-        return;
+        return true;
     }
 }
 

@@ -9,12 +9,12 @@
  * One wake-up per thing made available (waker rules 4 and 5): a call that makes n
  * messages or slots available wakes up to n linked waiters, one each (notify_n). A woken
  * waiter holds its wake-up (WOKEN, counted in `notified`) until its owner acts on it: a
- * poll that registers again, or completes, uses one it held when the poll began; a
- * cancel passes it on (pass_on) if another waiter could use it, and so does a poll that
- * completes with a wake-up that came for its own registration (it may be for what came
- * after the attempt that completed); a poll that steps off to be polled again soon keeps
- * it (step_off). So every wake is owed to one message, one slot, a close, or a wake-up
- * passed on unused.
+ * poll that registers again, or attempts, uses it; a cancel passes it on (pass_on) if
+ * another waiter could use it; a poll that steps off to be polled again soon keeps it
+ * (step_off). A poll attempts only with its node off the list (register_unless takes it
+ * off when the re-check finds the queue ready), so every wake-up a node holds came
+ * before the attempt that uses it, and every wake is owed to one message, one slot, a
+ * close, or a wake-up a cancel passed on.
  *
  * Node states (zc__node.state):
  *   IDLE     not in any list, no notification held
@@ -69,7 +69,6 @@ typedef struct zc__waitlist {
     zc__node *head; /* oldest waiter; guarded by locked */
     zc__node *tail;
     unsigned waking_all; /* notify_all calls in progress; guarded by locked */
-    size_t passes;       /* wakes made by pass-ons, a statistic; guarded by locked */
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
     _Atomic size_t notified;
@@ -168,10 +167,24 @@ void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg);
  * again meanwhile goes to the back and is not woken again by this call. */
 void zc__waitlist_notify_all(zc__waitlist *wl);
 
-/* Make node wait with waker w: link it (at the front if it had been notified and is
- * waiting again, so that it keeps its turn), or refresh its waker if it is still
- * linked. The caller must re-check its condition afterwards ([F2]). */
-void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w);
+/* What a waiter is about to wait for, looked at once more after it is counted: true if
+ * it is there now (arg: the caller's). Must not block, take a lock, or wake anyone. */
+typedef bool zc__ready_fn(void *arg);
+
+/* Make node wait with waker w, unless ready(arg) says what it waits for is there: link
+ * it (at the front if it had been notified and is waiting again, so that it keeps its
+ * turn), or refresh its waker if it is still linked; then, still under the lock, the
+ * re-check ready(arg) ([F2]: after the count's seq_cst increment). Returns true if node
+ * waits (linked, WAITING); false if ready said so, with node off the list (a WAITING
+ * node IDLE again; a wake-up held still held). ready NULL: always waits, and the caller
+ * must re-check its condition afterwards. Source: crossbeam-channel's register then
+ * is_ready, with the abort made under the list's lock. */
+bool zc__waitlist_register_unless(zc__waitlist *wl, zc__waiter *node, const zc_waker *w,
+                                  zc__ready_fn *ready, void *arg);
+
+static inline void zc__waitlist_register(zc__waitlist *wl, zc__waiter *node, const zc_waker *w) {
+    (void)zc__waitlist_register_unless(wl, node, w, NULL, NULL);
+}
 
 /* Take node out of the list and back to IDLE. Returns true if it held a wake-up (its
  * waker was called since it last registered, and that call is done). When it returns,
@@ -191,6 +204,13 @@ bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node);
 static inline bool zc__waitlist_is_idle(zc__waiter *node) {
     return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
                                 memory_order_acquire) == ZC__IDLE;
+}
+
+/* Whether node is linked (WAITING): registered by an earlier poll and not woken since.
+ * Acquire, as zc__waitlist_is_idle; the registration examines it again under the lock. */
+static inline bool zc__waitlist_is_linked(zc__waiter *node) {
+    return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
+                                memory_order_acquire) == ZC__WAITING;
 }
 
 /* Whether node holds a wake-up (WOKEN, or WAKING: its wake is being made). Acquire, as

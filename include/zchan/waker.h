@@ -25,18 +25,16 @@
  *
  * A poll may also call wake(ctx) itself, on the polling thread, just before returning
  * ZC_PENDING ("poll me again soon"): it does so when a peer thread is in the middle of
- * an operation on the very slot this future needs, and it leaves that out when the
- * registration it made in that poll has been woken meanwhile (that wake already asks for
- * the next poll), so one registration still gets one call. No other wake of a future
- * comes from inside its own poll: a poll makes the wakes its operation owes the other
- * side only once its own waiter node is off the list.
+ * an operation on the very slot this future needs (it is off its waiter list then, so no
+ * other thread's wake comes for that poll). No other wake of a future comes from inside
+ * its own poll: a poll makes the wakes its operation owes the other side only once its
+ * own waiter node is off the list.
  *
- * Executors must accept a wake that arrives before the poll has returned, whatever that
- * poll then returns. A poll that has to wait registers its future first and then tries
- * once more (the re-check that keeps rule 4), so another thread's wake may come while
- * the poll is still running, also for a poll that then completes with ZC_OK or
- * ZC_CLOSED: the registration it made and took back is woken once. Such a wake comes
- * before the poll returns, never after (rule 3).
+ * Executors must accept a wake that arrives before the poll has returned. A poll that
+ * has to wait registers its future first and then looks once more (the re-check that
+ * keeps rule 4), so another thread's wake may come once it is registered, while the
+ * poll is still on its way to returning ZC_PENDING. Such a wake comes before the poll
+ * returns, never after (rule 3).
  *
  * One wake-up a message or slot (rules 4 and 5). A call that makes something available
  * (a send, a receive, a batch, a commit or release of a reservation) wakes the oldest
@@ -44,10 +42,10 @@
  * before and not polled yet: a woken future acts only when its executor polls it, and
  * no future waits on another executor's polls. A woken future uses its wake-up when it
  * is polled (it completes, or finds nothing and waits again); one cancelled before that
- * poll passes the wake-up on to the next waiter if that one could use it, and so does a
- * poll that completes after a wake came for the registration it made in that same poll
- * (the wake may be for what came after its successful attempt). So every wake of a
- * future is owed to one message, one slot, a close, or a wake-up passed on unused.
+ * poll passes the wake-up on to the next waiter if that one could use it. A poll takes
+ * (or sends) only with its future off the waiter list, so a wake-up it holds is for
+ * something that came before that attempt. So every wake of a future is owed to one
+ * message, one slot, a close, or a wake-up a cancel passed on.
  * The price is futile polls where one task sends (receives) in a loop: the first polled
  * takes what the others were woken for, and they find the channel full (empty) again.
  *

@@ -97,6 +97,12 @@ size_t zc__queue_ready_run(const zc__queue *q, size_t from, size_t max) {
     return q->kind == ZC__QUEUE_RING ? zc__ring_ready_run(&q->u.ring, from, max) : 1;
 }
 
+bool zc__queue_ready(const zc__queue *q, bool recv) {
+    if (q->kind == ZC__QUEUE_RING)
+        return recv ? zc__ring_recv_ready(&q->u.ring) : zc__ring_send_ready(&q->u.ring);
+    return !recv || zc__segq_recv_ready(&q->u.segq);
+}
+
 bool zc__queue_close(zc__queue *q) {
     return q->kind == ZC__QUEUE_RING ? zc__ring_close(&q->u.ring) : zc__segq_close(&q->u.segq);
 }

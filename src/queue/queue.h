@@ -139,6 +139,13 @@ size_t zc__queue_ready_run(const zc__queue *q, size_t from, size_t max);
 
 /* ---- State ------------------------------------------------------------------------- */
 
+/* The re-check of a wait ([F2]): whether a receive (recv) or send attempt now would
+ * answer anything but ZC_EMPTY / ZC_FULL, closed included, with nothing changed.
+ * seq_cst: it answers "not ready" only where the peer that makes the queue ready pays
+ * its wakes after a seq_cst claim ordered after this look ([F1]); anything else
+ * (a peer mid-operation, a hole to skip) is "ready", for the attempt to decide. */
+bool zc__queue_ready(const zc__queue *q, bool recv);
+
 /* Set the close mark: true if this call set it. */
 bool zc__queue_close(zc__queue *q);
 /* Whether the close mark is set (seq_cst: usable as the re-check half of a wait). */

@@ -343,6 +343,36 @@ zc_status zc__ring_force_push(zc__ring *r, const void *msg, zc__ring_evict_fn *e
     }
 }
 
+bool zc__ring_recv_ready(const zc__ring *r) {
+    /* seq_cst, each load: the queue's half of the waiter's [F2] re-check. Not ready only
+     * where the peer that makes it ready pays its wakes after a seq_cst RMW ordered after
+     * the load that saw it not ready: a sender's [S1] claim of tail, a commit's [S3] CAS
+     * of the reserved stamp. */
+    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    size_t stamp = atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
+                                        memory_order_seq_cst);
+    /* A reservation at head: empty for now. A hole: the attempt skips it. */
+    if (stamp & r->mark_bit) return stamp != (head | r->mark_bit);
+    /* Published, or a stale head or a receiver still copying out: the attempt decides. */
+    if (stamp != head) return true;
+    /* Nothing published at head: ready if closed, or a sender claimed it (mid-write). */
+    return atomic_load_explicit(&r->tail, memory_order_seq_cst) != head;
+}
+
+bool zc__ring_send_ready(const zc__ring *r) {
+    /* seq_cst, as in zc__ring_recv_ready: a receiver's [S1] claim of head, a releaser's
+     * [S3] CAS, make room and pay the wakes after. */
+    size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+    if (tail & r->mark_bit) return true; /* closed */
+    size_t stamp = atomic_load_explicit(zc__ring_stamp(r, tail & (r->mark_bit - 1)),
+                                        memory_order_seq_cst);
+    if (stamp == tail || !zc__ring_held_prev_lap(r, stamp, tail)) return true;
+    /* The slot holds the previous lap's place: full, unless a receiver has claimed it
+     * (still copying out) or it is a hole (the attempt skips it). */
+    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    return head + r->one_lap != tail || stamp == ((head + 1) | r->mark_bit);
+}
+
 bool zc__ring_close(zc__ring *r) {
     /* seq_cst: close is ordered before the waiter-list sweep that follows it, and any
      * sender's later CAS on tail fails against the marked value. */

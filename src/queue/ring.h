@@ -58,6 +58,12 @@ typedef void zc__ring_evict_fn(void *msg, void *ctx);
 zc_status zc__ring_force_push(zc__ring *r, const void *msg, zc__ring_evict_fn *evict,
                               void *ctx, bool *evicted);
 
+/* The re-check of a wait (queue.h, zc__queue_ready): whether a receive (send) attempt
+ * now would answer anything but ZC_EMPTY (ZC_FULL): the first step of zc__ring_pop_slow
+ * (zc__ring_push_slow) with seq_cst loads and nothing changed. */
+bool zc__ring_recv_ready(const zc__ring *r);
+bool zc__ring_send_ready(const zc__ring *r);
+
 /* Set the mark bit; true if this call set it. */
 bool zc__ring_close(zc__ring *r);
 bool zc__ring_is_closed(const zc__ring *r);

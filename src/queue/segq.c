@@ -334,6 +334,15 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
     }
 }
 
+bool zc__segq_recv_ready(const zc__segq *q) {
+    /* seq_cst, both: the queue's half of the waiter's [F2] re-check, against a sender's
+     * [S1] claim of tail_index (then its wakes). Ready: closed, or a position claimed
+     * past head (its sender may still be writing; the attempt waits for it). */
+    size_t head = atomic_load_explicit(&q->head_index, memory_order_seq_cst);
+    size_t tail = atomic_load_explicit(&q->tail_index, memory_order_seq_cst);
+    return (tail & ZC__SEG_MARK) || (head >> ZC__SEG_SHIFT) != (tail >> ZC__SEG_SHIFT);
+}
+
 bool zc__segq_close(zc__segq *q) {
     /* seq_cst: ordered before the waiter sweep that follows; later claims fail. */
     size_t old = atomic_fetch_or_explicit(&q->tail_index, ZC__SEG_MARK, memory_order_seq_cst);

@@ -61,6 +61,10 @@ static inline zc_status zc__segq_push(zc__segq *q, const void *msg);
  * Once it has claimed a slot whose sender is still writing, it waits for that sender. */
 static inline zc_status zc__segq_pop(zc__segq *q, void *out);
 
+/* The re-check of a wait (queue.h, zc__queue_ready): whether a receive attempt now
+ * would answer anything but ZC_EMPTY (a send is never refused for room). seq_cst. */
+bool zc__segq_recv_ready(const zc__segq *q);
+
 bool zc__segq_close(zc__segq *q);
 bool zc__segq_is_closed(const zc__segq *q);
 size_t zc__segq_len(const zc__segq *q);

@@ -12,7 +12,7 @@
 #              messages and a close; two senders of two messages, one of which may
 #              stall
 #   --keep     keep the work directory (pan, trails) and print where it is
-#   -DNAME=VALUE  a switch of waitlist.pml for every job (e.g. -DRECHECK_PASS_ON=1)
+#   -DNAME=VALUE  a switch of waitlist.pml for every job (e.g. -DSTALLS=1)
 # Needs spin (Debian: apt-get install spin) and a C compiler (cc). Exit status: 0 every
 # configuration held (or, with --mutants, every mutant was caught), 1 otherwise, 77
 # spin is missing (ctest reads that as skipped).
@@ -129,10 +129,16 @@ else
     # A receiver completing between the publish and the notify of the next message.
     two="-DNRECV=2 -DNSEND=1 -DMSGS=2 -DCLOSE_AT_END=0 -DCANCELS=0"
     {
-        for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM SELF_WAKE_TOO; do
+        for m in NO_FORWARD NO_RECHECK EARLY_WOKEN CHECK_BEFORE_CLAIM; do
             printf '%s|%s\n' "$m" "$small -DFIX_PENDING=1 -DMUTANT_$m=1"
         done
         printf '%s|%s\n' COMPLETION_PASS_ON "$two -DFIX_PENDING=1 -DMUTANT_COMPLETION_PASS_ON=1"
+        # A sender whose re-check sends while it is still linked.
+        printf '%s|%s\n' ATTEMPT_LINKED "-DNRECV=1 -DNSEND=2 -DMSGS=1 -DCLOSE_AT_END=0 -DFIX_PENDING=1 -DMUTANT_ATTEMPT_LINKED=1"
+        # A woken sender registering again at the front while a second slot frees.
+        printf '%s|%s\n' LOOK_UNLOCKED "-DNRECV=1 -DNSEND=2 -DMSGS=2 -DCAP=2 -DCLOSE_AT_END=0 -DCANCELS=0 -DSTALLS=1 -DFIX_PENDING=1 -DMUTANT_LOOK_UNLOCKED=1"
+        # A receiver that completes through its re-check, woken for the next message.
+        printf '%s|%s\n' ATTEMPT_LINKED_PASS_ON "$two -DFIX_PENDING=1 -DMUTANT_ATTEMPT_LINKED_PASS_ON=1"
         printf '%s|%s\n' "FIX_PENDING=0 (herd)" "$small -DFIX_PENDING=0"
     } >"$work/jobs"
 fi

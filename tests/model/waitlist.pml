@@ -16,7 +16,9 @@
  *    link the node (link_node, [F2]; at the front if it was WOKEN, unless a notify_all
  *    is under way) and count it, or keep it if still WAITING. A WOKEN node that
  *    registers again has used its wake-up: `notified` goes down ([N2]) and it holds
- *    nothing.
+ *    nothing. zc__waitlist_register_unless makes, in the same locked step, the
+ *    re-check: a look at the ring (zc__queue_ready); ready -> the node off the list
+ *    again (a WAITING one IDLE, a WOKEN one still holding its wake-up), not linked.
  *  - zc__waitlist_notify_one: the early out on a zero waiter count ([F1], its own step,
  *    outside the lock); then under the lock unlink the oldest node (unlink_node),
  *    uncount it, count it in `notified`, mark it WAKING; then, outside the lock, call
@@ -42,13 +44,11 @@
  *    than the woken waiters will take, zc__waitlist_notify_one.
  *  - a poll (zc__wait_slow): an attempt (or none, if the ring looks empty/full:
  *    zc__queue_looks_empty/_full is a guess, so either at any time); EMPTY/FULL ->
- *    zc__waitlist_register, attempt again (the re-check); still EMPTY/FULL -> PENDING.
- *    PENDING from the ring -> zc__waitlist_step_off, then zc__wake_self unless this
- *    poll registered and the step-off found a wake-up held (that wake asks for the next
- *    poll, and a self-wake on top would be a second call for one registration),
- *    PENDING. OK/CLOSED -> zc__waitlist_unregister; a wake-up that came for this poll's
- *    registration is passed on, one held from before the poll was used (see
- *    RECHECK_PASS_ON); then zc__wait_pay.
+ *    zc__waitlist_register_unless: not ready -> PENDING, linked; ready -> off the list,
+ *    attempt again. PENDING from the ring -> zc__waitlist_step_off, zc__wake_self,
+ *    PENDING. OK/CLOSED -> zc__waitlist_unregister (a wake-up held came before the
+ *    attempt and was used by it), then zc__wait_pay. No attempt is made with the node
+ *    linked.
  *  - chan_close: set the mark, then zc__waitlist_notify_all on both lists.
  * Every lock-protected section is one atomic step (the lock serialises them; the only
  * lock-free reads of what they write are the waiter count, `notified` and the owner's
@@ -80,14 +80,6 @@
  * poll still counts on that wake for its next poll (no self-wake): one message wakes two
  * receivers, and P6 fails (two receivers, one sender of two messages).
  *
- * Variants of the completion: RECHECK_PASS_ON=1 (the default, the code) counts a
- * wake-up that came during the poll that registered and then completed by its re-check
- * as unused (no poll came after it) and passes it on as a cancel does
- * (zc__chan_pass_on_recv / _send); P3 to P6 hold. RECHECK_PASS_ON=0 counts it as used;
- * P3 fails (1 receiver, 2 senders, capacity 1): a sender still linked while its re-check
- * sends is woken for the slot a receive frees after that send, and the sender behind it
- * stays parked with the slot free (tests/reliability/test_herd.c forces that case).
- *
  * Mutants: compiled with -DMUTANT_<name>=1 the model has one deliberate bug, and the
  * check must fail (check.sh --mutants runs them, so the properties are known to bite):
  *  NO_FORWARD           a cancelled future never passes a wake-up on (P3 fails)
@@ -95,13 +87,21 @@
  *  EARLY_WOKEN          notify marks the node WOKEN before calling wake, no handshake
  *                       (P1)
  *  CHECK_BEFORE_CLAIM   a sender reads the waiter count before claiming its slot (P3)
- *  SELF_WAKE_TOO        a poll that meets PENDING wakes itself even when its
- *                       registration was woken meanwhile (P2)
  *  COMPLETION_PASS_ON   a poll that completes passes a wake-up it held on, as a cancel
  *                       does: a woken receiver that takes a message and sees the next
  *                       one, published but not yet notified by its sender, wakes a
  *                       second receiver for it, and the sender's notify wakes a third
  *                       (P6)
+ *  ATTEMPT_LINKED       the re-check is an attempt made with the node still linked, and
+ *                       a wake that came meanwhile counts as used: a sender that sends
+ *                       through it is woken for the slot freed after, and the sender
+ *                       behind it stays parked beside a free slot (P3)
+ *  ATTEMPT_LINKED_PASS_ON  the same, passing such a wake-up on: two wakes for one slot
+ *                       (P6, three senders)
+ *  LOOK_UNLOCKED        the look made after the registration's locked step, and the node
+ *                       taken off in another: a woken sender that registers again at the
+ *                       front can take the wake of a second slot between the two, and
+ *                       the sender behind it stays parked (P5)
  *
  * Properties (assertions; a failing one is a counterexample trail):
  *  P1 no wake after return: a wake call starts only while its future is registered
@@ -121,8 +121,7 @@
  *  P6 no herd (waker rule 5): every wake of a future by another task is owed. Per side,
  *     the wakes delivered never exceed the things made available (receivers: messages
  *     published; senders: slots released) plus the waiters woken by close plus the
- *     wake-ups held by cancelled futures (each cancel passes at most one on) and, with
- *     RECHECK_PASS_ON, the unused ones of completing polls. Kept as
+ *     wake-ups held by cancelled futures (each cancel passes at most one on). Kept as
  *     `credit` per side: up one for each of those, down one for each wake, never below
  *     zero (a self-wake is the task's own and not counted).
  */
@@ -147,9 +146,6 @@
 #endif
 #ifndef FIX_PENDING
 #define FIX_PENDING 1 /* wait.c: the PENDING path steps off keeping a held wake-up */
-#endif
-#ifndef RECHECK_PASS_ON
-#define RECHECK_PASS_ON 1 /* wait.h: a completion passes on a wake-up its own poll's registration got */
 #endif
 #ifndef RECV_CLOSES
 #define RECV_CLOSES 0
@@ -216,6 +212,11 @@ byte senders_left = NSEND;
 
 /* what a waiter of list L woken now could take (recv_avail / send_avail in chan.c) */
 #define avail(L) (closed -> 0 : (L == RECV -> tail - head : CAP - (tail - head)))
+
+/* the re-check's look (zc__queue_ready): whether an attempt now could complete
+ * (receive: closed, or the oldest position published; send: closed, or the next slot
+ * released). "Not ready" only where the peer that makes it so pays its wake after. */
+#define ready(L) (closed || (L == RECV -> (head != tail && pub[head]) : (tail < CAP || rel[tail - CAP])))
 
 /* ---- list operations (callers hold the lock: inside an atomic step) ---- */
 
@@ -345,6 +346,40 @@ inline waitlist_register(L, t) {
                 link_node(L, t, st == WOKEN && waking_all[L] == 0);
                 live[t] = true;
                 wakes_reg[t] = 0;
+                break
+            fi
+        }
+    od
+}
+
+/* zc__waitlist_register_unless with the wait's look (ready): as waitlist_register, but
+ * in the same locked step the look at the ring; ready -> the node off the list again
+ * (a WAITING one IDLE, a WOKEN one still holding its wake-up), linked = false. */
+inline waitlist_register_unless(L, t, linked) {
+    do
+    :: (state[t] != WAKING) ->        /* wait_not_waking */
+        atomic {
+            st = state[t];
+            if
+            :: st == WAKING -> skip   /* notified meanwhile: try again */
+            :: st != WAKING && ready(L) ->
+                if
+                :: st == WAITING -> unlink_node(L, t); state[t] = IDLE
+                :: else -> skip
+                fi;
+                linked = false;
+                break
+            :: st == WAITING && !ready(L) -> linked = true; break
+            :: st != WAKING && st != WAITING && !ready(L) ->
+                if
+                :: st == WOKEN -> notified[L]-- /* its wake-up is used ([N2]) */
+                :: else -> skip
+                fi;
+                state[t] = WAITING;
+                link_node(L, t, st == WOKEN && waking_all[L] == 0);
+                live[t] = true;
+                wakes_reg[t] = 0;
+                linked = true;
                 break
             fi
         }
@@ -529,14 +564,39 @@ inline poll(L, t, s, WOULD_WAIT) {
     do
     :: s == WOULD_WAIT && registered -> s = PENDING; break
     :: s == WOULD_WAIT && !registered ->
+#if MUTANT_NO_RECHECK
+        waitlist_register(L, t);
+        registered = true
+#elif MUTANT_ATTEMPT_LINKED || MUTANT_ATTEMPT_LINKED_PASS_ON
         waitlist_register(L, t);
         registered = true;
-#if MUTANT_NO_RECHECK
-        skip
-#else
-        if                            /* the re-check */
+        if                            /* the re-check: an attempt while still linked */
         :: L == RECV -> recv_attempt(s)
         :: else -> send_attempt(s)
+        fi
+#elif MUTANT_LOOK_UNLOCKED
+        /* the look after the registration's locked step, and the node taken off in
+         * another: a wake may come between them (the order without the lock) */
+        waitlist_register(L, t);
+        if
+        :: ready(L) ->
+            waitlist_unregister(L, t, res, false);
+            if
+            :: L == RECV -> recv_attempt(s)
+            :: else -> send_attempt(s)
+            fi
+        :: else -> registered = true
+        fi
+#else
+        /* the re-check: the look at the ring, in the registration's locked step */
+        waitlist_register_unless(L, t, registered);
+        if
+        :: registered -> skip
+        :: else ->
+            if
+            :: L == RECV -> recv_attempt(s)
+            :: else -> send_attempt(s)
+            fi
         fi
 #endif
     :: s == PENDING ->                /* a peer is mid-operation on our slot */
@@ -549,25 +609,13 @@ inline poll(L, t, s, WOULD_WAIT) {
         :: else -> skip
         fi;
 #endif
-        if
-#if MUTANT_SELF_WAKE_TOO
-        :: false -> skip
-#else
-        :: res && registered -> skip  /* this poll's registration was woken: that */
-                                      /* wake asks for the next poll already */
-#endif
-        :: else ->
-            /* P2 across the step-off: the self-wake is a second call for this poll's
-             * registration if that was woken */
-            assert(!(registered && wakes_reg[t] > 0));
-            permit[t] = true          /* zc__wake_self: poll again soon */
-        fi;
+        permit[t] = true;             /* zc__wake_self: poll again soon */
         registration_over(t);
         break
     :: s == OK || s == CLOSED ->
-#if RECHECK_PASS_ON
-        /* a wake-up that came during this poll's registration was not used by it */
-        waitlist_unregister(L, t, res, registered);
+#if MUTANT_ATTEMPT_LINKED_PASS_ON
+        /* a wake-up that came during this poll's registration passed on (a herd) */
+        waitlist_unregister(L, t, res, false);
         if
         :: res && registered -> chan_pass_on(L)
         :: else -> skip
@@ -577,7 +625,7 @@ inline poll(L, t, s, WOULD_WAIT) {
 #endif
 #if MUTANT_COMPLETION_PASS_ON
         if
-        :: res && !(RECHECK_PASS_ON && registered) -> chan_pass_on(L)
+        :: res -> chan_pass_on(L)
         :: else -> skip
         fi;
 #endif

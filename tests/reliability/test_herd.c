@@ -1,18 +1,18 @@
-/* Wake-up accounting at the edges of a poll: waker rule 5 (no herd) where a poll meets
- * a peer in the middle of an operation, and rule 4 (no lost wake-up) where a poll
- * completes through its re-check while a wake for something else reaches its
- * registration.
+/* Wake-up accounting at the edges of a poll: waker rule 5 (no herd: one message, one
+ * freed slot, calls at most one other future's waker) where a poll meets a peer in the
+ * middle of an operation or completes right after its re-check, and rule 4 (no lost
+ * wake-up) where such a future is cancelled.
  *
- * A pending future that polls again and finds the slot it needs claimed by a peer and
- * not yet published (or not yet released) steps off its waiter list and returns
- * ZC_PENDING. If the peer finishes and wakes that future's registration in between, the
- * future holds the wake-up and will be polled again because of it: it must keep that
- * wake-up, not also hand it to the next waiter, or one message (one freed slot) wakes two
- * futures. A future cancelled while it holds such a wake-up passes it on (rule 4).
+ * A poll never attempts with its waiter linked: its re-check is a look at the queue
+ * under the list's lock, and a queue that looks ready takes the node off before the
+ * attempt (src/wait.h). So a pending future that polls again and finds the slot it
+ * needs claimed by a peer and not yet published (or not yet released) is off the list
+ * while it backs off and wakes itself: the peer's one wake goes to the next waiter,
+ * none to the stalled future, and a cancel of that future has nothing to pass on.
  *
  * Each test forces the interleaving with the hook points of a ZCHAN_TEST_HOOKS build:
  * the peer thread is held at ZC__HOOK_SLOT_CLAIMED (slot claimed, not yet published or
- * released) until the main thread's poll reaches ZC__HOOK_WAIT_STALLED (its re-check
+ * released) until the main thread's poll reaches ZC__HOOK_WAIT_STALLED (its attempt
  * found the peer mid-operation), and the main thread is held there until the peer has
  * finished, woken the oldest waiter, and returned.
  */
@@ -106,15 +106,17 @@ static void stall_first_receiver(fixture *f, zc_recv *r) {
     close_peer(t);
 }
 
-static void test_receiver_woken_while_stalled_keeps_the_wake_and_wakes_no_other(void **state) {
+static void test_receiver_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_next(void **state) {
     (void)state;
     fixture f;
     zc_recv r[2];
     stall_first_receiver(&f, r);
-    assert_int_equal(wakes(&f, 0), 1); /* the send's one wake, for r[0]'s registration */
-    assert_int_equal(wakes(&f, 1), 0); /* one message, one receiver woken */
+    assert_int_equal(wakes(&f, 0), 1); /* r[0]'s own wake, to poll again soon */
+    assert_int_equal(wakes(&f, 1), 1); /* the send's one wake: r[1], the oldest linked */
     expect_poll_u64(&r[0], &f.w[0], 7);
-    assert_int_equal(wakes(&f, 1), 0);
+    expect_poll_pending(&r[1], &f.w[1]);
+    assert_int_equal(wakes(&f, 0), 1); /* one message: no other wake */
+    assert_int_equal(wakes(&f, 1), 1);
     zc_recv_cancel(&r[1]);
     fixture_done(&f);
 }
@@ -125,7 +127,7 @@ static void test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on(
     zc_recv r[2];
     stall_first_receiver(&f, r);
     zc_recv_cancel(&r[0]);
-    assert_int_equal(wakes(&f, 1), 1); /* rule 4: the message is r[1]'s now */
+    assert_int_equal(wakes(&f, 1), 1); /* the send's wake, and no second one from the cancel */
     expect_poll_u64(&r[1], &f.w[1], 7);
     assert_int_equal(wakes(&f, 0), 1);
     fixture_done(&f);
@@ -142,16 +144,18 @@ static void stall_first_sender(fixture *f, zc_send *s, uint64_t *msgs) {
     close_peer(t);
 }
 
-static void test_sender_woken_while_stalled_keeps_the_wake_and_wakes_no_other(void **state) {
+static void test_sender_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_next(void **state) {
     (void)state;
     fixture f;
     zc_send s[2];
     uint64_t msgs[2];
     stall_first_sender(&f, s, msgs);
-    assert_int_equal(wakes(&f, 0), 1); /* the receive's one wake, for s[0]'s registration */
-    assert_int_equal(wakes(&f, 1), 0); /* one slot freed, one sender woken */
+    assert_int_equal(wakes(&f, 0), 1); /* s[0]'s own wake, to poll again soon */
+    assert_int_equal(wakes(&f, 1), 1); /* the receive's one wake: s[1], the oldest linked */
     assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
-    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_PENDING);
+    assert_int_equal(wakes(&f, 0), 1); /* one slot freed: no other wake */
+    assert_int_equal(wakes(&f, 1), 1);
     zc_send_cancel(&s[1]);
     expect_u64(f.rx, 100);
     fixture_done(&f);
@@ -164,20 +168,20 @@ static void test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on(vo
     uint64_t msgs[2];
     stall_first_sender(&f, s, msgs);
     zc_send_cancel(&s[0]);
-    assert_int_equal(wakes(&f, 1), 1); /* rule 4: the free slot is s[1]'s now */
+    assert_int_equal(wakes(&f, 1), 1); /* the receive's wake, and no second one from the cancel */
     assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
     expect_u64(f.rx, 101);
     assert_int_equal(wakes(&f, 0), 1);
     fixture_done(&f);
 }
 
-/* Rule 4 where a poll completes through its re-check. Sender s[0] finds bounded(1) full
- * and is about to register when a receive frees the slot (no waiter is linked yet, so
- * it wakes no one); s[0] registers and its re-check sends into that slot. While s[0]
- * is still linked, s[1] comes to wait behind it and a second receive frees the slot
- * again: its one wake goes to s[0], the oldest linked. s[0] completes without using
- * that wake-up (its send went into the first slot), so it must pass it on: s[1] is
- * woken, and sends. All on one thread, driven by the hook points. */
+/* Rules 4 and 5 where a poll completes right after its re-check. Sender s[0] finds
+ * bounded(1) full and is about to register when a receive frees the slot (no waiter is
+ * linked yet, so it wakes no one); s[0]'s re-check sees the slot free, so it leaves the
+ * list and sends into it. While its send is publishing, s[1] comes to wait and a second
+ * receive frees the slot again: its one wake goes to s[1], the only waiter linked, and
+ * s[0], which never held a wake-up, passes nothing on. All on one thread, driven by the
+ * hook points. */
 typedef struct recheck {
     fixture *f;
     zc_send *s;
@@ -198,7 +202,7 @@ static void recheck_hook(zc__hook_point point, void *ctx) {
     }
 }
 
-static void test_poll_completing_through_its_recheck_passes_an_unused_wake_on(void **state) {
+static void test_poll_completing_after_its_recheck_leaves_the_next_wake_to_the_next(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 1);
@@ -212,8 +216,8 @@ static void test_poll_completing_through_its_recheck_passes_an_unused_wake_on(vo
     assert_int_equal(zc_send_poll(&s[0], &f.w[0]), ZC_OK);
     zc__test_set_hook(NULL, NULL);
     assert_int_equal(r.phase, 2);
-    assert_int_equal(wakes(&f, 0), 1); /* the second slot's wake, for s[0]'s registration */
-    assert_int_equal(wakes(&f, 1), 1); /* passed on: s[1] is not left waiting beside a free slot */
+    assert_int_equal(wakes(&f, 0), 0); /* s[0] was off the list while it sent */
+    assert_int_equal(wakes(&f, 1), 1); /* the second slot's one wake: s[1] is not left waiting */
     assert_int_equal(zc_send_poll(&s[1], &f.w[1]), ZC_OK);
     expect_u64(f.rx, 101);
     fixture_done(&f);
@@ -221,11 +225,11 @@ static void test_poll_completing_through_its_recheck_passes_an_unused_wake_on(vo
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_receiver_woken_while_stalled_keeps_the_wake_and_wakes_no_other),
+        cmocka_unit_test(test_receiver_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_next),
         cmocka_unit_test(test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on),
-        cmocka_unit_test(test_sender_woken_while_stalled_keeps_the_wake_and_wakes_no_other),
+        cmocka_unit_test(test_sender_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_next),
         cmocka_unit_test(test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on),
-        cmocka_unit_test(test_poll_completing_through_its_recheck_passes_an_unused_wake_on),
+        cmocka_unit_test(test_poll_completing_after_its_recheck_leaves_the_next_wake_to_the_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
