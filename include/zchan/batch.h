@@ -24,8 +24,7 @@
  *
  * Waking: a batch that sent k messages wakes up to k waiting receivers; a batch that
  * received k messages from a bounded channel wakes up to k waiting senders (one per
- * message or slot, as k single operations would; after the first, only while there
- * is more than the waiters it woke will take: zchan/waker.h).
+ * message or slot, as k single operations would: zchan/waker.h).
  *
  * | call                                       | concurrent with                         |
  * |--------------------------------------------|-----------------------------------------|
@@ -226,7 +225,7 @@ ZC_EXPORT void zc_recv_many_init(zc_recv_many *f, zc_receiver *rx);
  *         out NULL with max > 0).
  *
  * Thread safety: one poll or cancel of f at a time; any number of futures per channel.
- * Wakes: up to *got waiting senders (bounded); an unused wake-up is passed on.
+ * Wakes: up to *got waiting senders (bounded); a cancel passes an unused wake-up on.
  */
 ZC_EXPORT zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out,
                                       size_t max, size_t *got);

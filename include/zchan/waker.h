@@ -42,10 +42,12 @@
  * before and not polled yet: a woken future acts only when its executor polls it, and
  * no future waits on another executor's polls. A woken future uses its wake-up when it
  * is polled (it completes, or finds nothing and waits again); one cancelled before that
- * poll passes the wake-up on to the next waiter if that one could use it. A poll takes
- * (or sends) only with its future off the waiter list, so a wake-up it holds is for
- * something that came before that attempt. So every wake of a future is owed to one
- * message, one slot, a close, or a wake-up a cancel passed on.
+ * poll passes the wake-up on to the next waiter if that one could use it. A send or
+ * receive future takes (or sends) only with its future off the waiter list, so a
+ * wake-up it holds is for something that came before that attempt. So every wake of a
+ * future is owed to one message, one slot, a close, or a wake-up passed on unused: by
+ * a cancel, or by an all-or-nothing batch send woken while too few slots are free
+ * (zchan/batch.h), or by a select for a case it did not choose (zchan/select.h).
  * The price is futile polls where one task sends (receives) in a loop: the first polled
  * takes what the others were woken for, and they find the channel full (empty) again.
  *
