@@ -3,9 +3,11 @@
  *
  * A batch attempt is one queue operation (zc__queue_push_many / pop_many: one claim of
  * k slots on a ring), then up to k wakes of the other side: what k single operations
- * would do. The batch receive future is an attempt under the wait primitive (wait.c).
- * The batch send future keeps a loop of its own: a send that has sent part of its batch
- * goes on at once, and an all-or-nothing one may pass its wake-up on (below).
+ * would do. The batch receive future is an attempt under the wait primitive (wait.h).
+ * The batch send future keeps a loop of its own, in wait.h's order (register unless the
+ * re-check finds room, attempt only off the list): a send that has sent part of its
+ * batch goes on at once, its re-check asks for all the room an all-or-nothing send
+ * needs, and an all-or-nothing send may pass its wake-up on (below).
  *
  * All-or-nothing waiters (bounded). A send that needs n slots at once cannot use a
  * wake-up that came with fewer; waiting again at the front, it could strand a smaller
@@ -128,25 +130,24 @@ void zc_send_many_init(zc_send_many *f, zc_sender *tx, const void *msgs, size_t 
 }
 
 /* An all-or-nothing send found room, but too little: if it holds a wake-up, pass it on
- * (at most once per value of the ring's head, file comment) and return true: it is off
- * the list, and registers again at the back. Otherwise false. */
-static bool pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
+ * (at most once per value of the ring's head, file comment); it is then off the list,
+ * and registers again at the back. */
+static void pass_on_too_little_room(zc_send_many *f, zc__chan *ch) {
     /* Acquire: WOKEN / WAKING is examined again by unregister (waitlist.h). */
-    if (!zc__waitlist_holds_wake(&f->zc__node)) return false;
+    if (!zc__waitlist_holds_wake(&f->zc__node)) return;
     size_t head = zc__queue_freed_mark(&ch->q);
     if ((f->zc__passed && f->zc__passed_head == head) || zc__queue_room(&ch->q) == 0)
-        return false; /* offered down the list already, or no room at all */
+        return; /* offered down the list already, or no room at all */
     f->zc__passed = true;
     f->zc__passed_head = head;
     zc__wait_cancel(ch, ZC__SIDE_SEND, &f->zc__node); /* passes it on; now IDLE: to the back */
-    return true;
 }
 
-/* One attempt of f's batch for the rest of it: zc__queue_push_many's statuses. Its wakes
- * are made with f's node off the list first: having sent part of its batch, f used its
- * wake-up; having only skipped holes, it keeps one held. *registered: whether f's node
- * is on the list from this poll. */
-static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch, bool *registered) {
+/* One attempt of f's batch for the rest of it: zc__queue_push_many's statuses. f's node
+ * is off the list (the attempts of a poll are made so); its wakes are made once a
+ * wake-up it holds is acted on: having sent part of its batch, f used it; having only
+ * skipped holes, it keeps it. */
+static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch) {
     size_t k = 0;
     batch_owed owed = {0, 0};
     zc_status s = chan_send_many(ch, (const unsigned char *)f->zc__msgs +
@@ -160,9 +161,20 @@ static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch, bool *register
         else
             zc__waitlist_step_off(&ch->send_waiters, &f->zc__node);
         batch_pay(ch, &owed);
-        *registered = false;
     }
     return s;
+}
+
+/* The re-check of a batch send about to wait (a zc__ready_fn, waitlist.h): room for what
+ * its next attempt needs, one slot or (all-or-nothing) every message left, or closed. */
+typedef struct send_many_look {
+    zc__chan *ch;
+    size_t need;
+} send_many_look;
+
+static bool send_many_ready(void *arg) {
+    const send_many_look *l = arg;
+    return zc__queue_send_ready(&l->ch->q, l->need);
 }
 
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
@@ -178,37 +190,37 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
     bool all = f->zc__flags & ZC_ALL_OR_NOTHING;
-    bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    /* A node still linked by an earlier poll: the re-check decides (wait.h). */
+    zc_status s = zc__waitlist_is_linked(&f->zc__node) ? ZC_FULL : send_many_attempt(f, ch);
     for (;;) {
-        zc_status s = send_many_attempt(f, ch, &registered);
-        if (s == ZC_OK) {
-            if (f->zc__sent < f->zc__n) continue; /* the rest may fit too: try again */
+        if (s == ZC_OK && f->zc__sent < f->zc__n) {
+            s = send_many_attempt(f, ch); /* the rest may fit too */
         } else if (s == ZC_FULL) {
-            if (all && pass_on_too_little_room(f, ch)) {
-                registered = false; /* passed on: off the list, to the back of it */
-            } else if (registered) {
+            if (all) pass_on_too_little_room(f, ch);
+            /* Wait unless the re-check, under the list's lock, finds room: then attempt
+             * again off the list (wait.h's zc__wait_slow). */
+            send_many_look look = {ch, all ? f->zc__n - f->zc__sent : 1};
+            if (zc__waitlist_register_unless(&ch->send_waiters, &f->zc__node, w,
+                                             send_many_ready, &look)) {
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
             }
-            zc__waitlist_register(&ch->send_waiters, &f->zc__node, w);
-            registered = true;
-            continue; /* the re-check */
+            s = send_many_attempt(f, ch);
         } else if (s == ZC_PENDING && zc__in_self_wake()) {
             zc__backoff_snooze(&backoff); /* polled from inside a self-wake (wait.h) */
-            continue;
+            s = send_many_attempt(f, ch);
         } else if (s == ZC_PENDING) {
-            /* A peer mid-operation: poll again soon, keeping a wake-up held (as wait.c). */
+            /* A peer mid-operation: poll again soon, keeping a wake-up held (as wait.h). */
             ZC__HOOK(ZC__HOOK_WAIT_STALLED);
-            if (!zc__waitlist_step_off(&ch->send_waiters, &f->zc__node) || !registered)
-                zc__wake_self(w);
+            zc__waitlist_step_off(&ch->send_waiters, &f->zc__node);
+            zc__wake_self(w);
             return ZC_PENDING;
+        } else {
+            zc__waitlist_unregister(&ch->send_waiters, &f->zc__node); /* used by the attempt */
+            if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+            return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
         }
-        /* A wake-up that came for this poll's registration may be unused (wait.h). */
-        if (zc__waitlist_unregister(&ch->send_waiters, &f->zc__node) && registered)
-            zc__chan_pass_on_send(ch);
-        if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
-        return s; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
     }
 }
 

@@ -11,12 +11,12 @@
  * waiter holds its wake-up (WOKEN, counted in `notified`) until its owner acts on it: a
  * poll that registers again, or attempts, uses it; a cancel passes it on (pass_on) if
  * another waiter could use it; a poll that steps off to be polled again soon keeps it
- * (step_off). A poll of wait.h attempts only with its node off the list
- * (register_unless takes it off when the re-check finds the queue ready), so a wake-up
- * its node holds came before the attempt that uses it and is never passed on. So every
- * wake is owed to one message, one slot, a close, or a wake-up passed on unused: by a
- * cancel, by an all-or-nothing batch send that found too few slots (batch.c), or by a
- * select for a case it did not choose (select.c).
+ * (step_off). A poll of wait.h (or of batch.c's send) attempts only with its node off
+ * the list (register_unless takes it off when the re-check finds the queue ready), so a
+ * wake-up its node holds came before the attempt that uses it. So every wake is owed to
+ * one message, one slot, a close, or a wake-up passed on unused: by a cancel, by an
+ * all-or-nothing batch send that found too few slots (batch.c), or by a select for a
+ * case it did not choose (select.c).
  *
  * Node states (zc__node.state):
  *   IDLE     not in any list, no notification held

@@ -98,9 +98,13 @@ size_t zc__queue_ready_run(const zc__queue *q, size_t from, size_t max) {
 }
 
 bool zc__queue_ready(const zc__queue *q, bool recv) {
-    if (q->kind == ZC__QUEUE_RING)
-        return recv ? zc__ring_recv_ready(&q->u.ring) : zc__ring_send_ready(&q->u.ring);
-    return !recv || zc__segq_recv_ready(&q->u.segq);
+    if (!recv) return zc__queue_send_ready(q, 1);
+    return q->kind == ZC__QUEUE_RING ? zc__ring_recv_ready(&q->u.ring)
+                                     : zc__segq_recv_ready(&q->u.segq);
+}
+
+bool zc__queue_send_ready(const zc__queue *q, size_t n) {
+    return q->kind != ZC__QUEUE_RING || zc__ring_send_ready_n(&q->u.ring, n);
 }
 
 bool zc__queue_close(zc__queue *q) {

@@ -145,6 +145,8 @@ size_t zc__queue_ready_run(const zc__queue *q, size_t from, size_t max);
  * its wakes after a seq_cst claim ordered after this look ([F1]); anything else
  * (a peer mid-operation, a hole to skip) is "ready", for the attempt to decide. */
 bool zc__queue_ready(const zc__queue *q, bool recv);
+/* The same for a send that needs n slots at once (an all-or-nothing batch; n 1: a send). */
+bool zc__queue_send_ready(const zc__queue *q, size_t n);
 
 /* Set the close mark: true if this call set it. */
 bool zc__queue_close(zc__queue *q);

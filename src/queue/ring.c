@@ -373,6 +373,17 @@ bool zc__ring_send_ready(const zc__ring *r) {
     return head + r->one_lap != tail || stamp == ((head + 1) | r->mark_bit);
 }
 
+bool zc__ring_send_ready_n(const zc__ring *r, size_t n) {
+    if (n <= 1) return zc__ring_send_ready(r);
+    /* seq_cst, as zc__ring_send_ready: a receiver's [S1] claim of head, a releaser's [S3]
+     * CAS, make room and pay the wakes after; zc__ring_len's loads are seq_cst too. */
+    if (atomic_load_explicit(&r->tail, memory_order_seq_cst) & r->mark_bit) return true;
+    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    size_t stamp = atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
+                                        memory_order_seq_cst);
+    return stamp == ((head + 1) | r->mark_bit) || r->cap - zc__ring_len(r) >= n;
+}
+
 bool zc__ring_close(zc__ring *r) {
     /* seq_cst: close is ordered before the waiter-list sweep that follows it, and any
      * sender's later CAS on tail fails against the marked value. */

@@ -63,6 +63,9 @@ zc_status zc__ring_force_push(zc__ring *r, const void *msg, zc__ring_evict_fn *e
  * (zc__ring_push_slow) with seq_cst loads and nothing changed. */
 bool zc__ring_recv_ready(const zc__ring *r);
 bool zc__ring_send_ready(const zc__ring *r);
+/* The same for a send of n messages at once (an all-or-nothing batch): closed, a hole at
+ * the oldest place (the attempt skips it), or n slots not held. */
+bool zc__ring_send_ready_n(const zc__ring *r, size_t n);
 
 /* Set the mark bit; true if this call set it. */
 bool zc__ring_close(zc__ring *r);
