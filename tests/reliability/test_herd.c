@@ -96,7 +96,7 @@ static void close_peer(pthread_t t) {
 }
 
 /* Receivers r[0] and r[1] pend on an empty bounded(1) channel; a sender claims the slot;
- * r[0] polls again, stalls on the unpublished slot, and is woken by the send meanwhile. */
+ * r[0] polls again and stalls on the unpublished slot while the send finishes. */
 static void stall_first_receiver(fixture *f, zc_recv *r) {
     fixture_init(f, 1);
     pend_receivers(f, r, 2);
@@ -121,7 +121,7 @@ static void test_receiver_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_n
     fixture_done(&f);
 }
 
-static void test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on(void **state) {
+static void test_receiver_stalled_then_cancelled_leaves_the_message_to_the_next(void **state) {
     (void)state;
     fixture f;
     zc_recv r[2];
@@ -134,7 +134,7 @@ static void test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on(
 }
 
 /* Senders s[0] and s[1] pend on a full bounded(1) channel; a receiver claims the slot;
- * s[0] polls again, stalls on the slot not yet released, and is woken by the receive. */
+ * s[0] polls again and stalls on the slot not yet released while the receive finishes. */
 static void stall_first_sender(fixture *f, zc_send *s, uint64_t *msgs) {
     fixture_init(f, 1);
     pend_senders(f, s, msgs, 2);
@@ -161,7 +161,7 @@ static void test_sender_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_nex
     fixture_done(&f);
 }
 
-static void test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on(void **state) {
+static void test_sender_stalled_then_cancelled_leaves_the_slot_to_the_next(void **state) {
     (void)state;
     fixture f;
     zc_send s[2];
@@ -226,9 +226,9 @@ static void test_poll_completing_after_its_recheck_leaves_the_next_wake_to_the_n
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_receiver_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_next),
-        cmocka_unit_test(test_receiver_woken_while_stalled_then_cancelled_passes_the_wake_on),
+        cmocka_unit_test(test_receiver_stalled_then_cancelled_leaves_the_message_to_the_next),
         cmocka_unit_test(test_sender_stalled_on_a_claimed_slot_leaves_the_one_wake_to_the_next),
-        cmocka_unit_test(test_sender_woken_while_stalled_then_cancelled_passes_the_wake_on),
+        cmocka_unit_test(test_sender_stalled_then_cancelled_leaves_the_slot_to_the_next),
         cmocka_unit_test(test_poll_completing_after_its_recheck_leaves_the_next_wake_to_the_next),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
