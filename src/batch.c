@@ -165,18 +165,6 @@ static zc_status send_many_attempt(zc_send_many *f, zc__chan *ch) {
     return s;
 }
 
-/* The re-check of a batch send about to wait (a zc__ready_fn, waitlist.h): room for what
- * its next attempt needs, one slot or (all-or-nothing) every message left, or closed. */
-typedef struct send_many_look {
-    zc__chan *ch;
-    size_t need;
-} send_many_look;
-
-static bool send_many_ready(void *arg) {
-    const send_many_look *l = arg;
-    return zc__queue_send_ready(&l->ch->q, l->need);
-}
-
 zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
     ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
     if (!f || !f->zc__tx) return ZC_EINVAL;
@@ -200,9 +188,9 @@ zc_status zc_send_many_poll(zc_send_many *f, const zc_waker *w) {
             if (all) pass_on_too_little_room(f, ch);
             /* Wait unless the re-check, under the list's lock, finds room: then attempt
              * again off the list (wait.h's zc__wait_slow). */
-            send_many_look look = {ch, all ? f->zc__n - f->zc__sent : 1};
+            zc__wait_look look = {ch, ZC__SIDE_SEND, all ? f->zc__n - f->zc__sent : 1};
             if (zc__waitlist_register_unless(&ch->send_waiters, &f->zc__node, w,
-                                             send_many_ready, &look)) {
+                                             zc__wait_ready, &look)) {
                 ZC__HOOK(ZC__HOOK_QUEUE_RECHECKED);
                 return ZC_PENDING;
             }

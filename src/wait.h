@@ -57,16 +57,19 @@ static inline zc__waitlist *zc__wait_list(zc__chan *ch, zc__side side) {
 }
 
 /* A wait's re-check (zc__ready_fn; arg: a zc__wait_look): whether an attempt now could
- * complete (zc__queue_ready; close events: the close mark). Changes nothing. */
+ * complete (zc__queue_ready; a send that needs `need` slots at once, an all-or-nothing
+ * batch: zc__queue_send_ready; close events: the close mark). Changes nothing. */
 typedef struct zc__wait_look {
     zc__chan *ch;
     zc__side side;
+    size_t need; /* ZC__SIDE_SEND: slots the next attempt needs (0 or 1: one) */
 } zc__wait_look;
 
 static inline bool zc__wait_ready(void *arg) {
     const zc__wait_look *l = arg;
     if (l->side == ZC__SIDE_CLOSE) return zc__chan_is_closed(l->ch);
-    return zc__queue_ready(&l->ch->q, l->side == ZC__SIDE_RECV);
+    if (l->side == ZC__SIDE_RECV) return zc__queue_ready(&l->ch->q, true);
+    return zc__queue_send_ready(&l->ch->q, l->need);
 }
 
 /* Wait on side's list with node and waker w, after a first attempt that returned s and
@@ -88,7 +91,7 @@ static inline zc_status zc__wait_slow(zc__chan *ch, zc__side side, zc__waiter *n
                                       const zc_waker *w, zc__attempt_fn *attempt, void *arg,
                                       zc_status s, unsigned owed) {
     zc__waitlist *wl = zc__wait_list(ch, side);
-    zc__wait_look look = {ch, side};
+    zc__wait_look look = {ch, side, 1};
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
         if (owed > 0 && (s == ZC_EMPTY || s == ZC_FULL || s == ZC_PENDING)) {

@@ -200,27 +200,29 @@ bool zc__waitlist_unregister_slow(zc__waitlist *wl, zc__waiter *node);
  * zc__waitlist_unregister_slow). */
 bool zc__waitlist_step_off(zc__waitlist *wl, zc__waiter *node);
 
-/* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the
- * node's owner (the caller), so a true answer is stable. Acquire: a state other than
+/* node's state, as its owner reads it before acting on it. Acquire: a state other than
  * IDLE is examined again under the lock or through [W2] (waitlist.c). */
+static inline unsigned zc__waitlist_state(zc__waiter *node) {
+    return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state), memory_order_acquire);
+}
+
+/* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the
+ * node's owner (the caller), so a true answer is stable. */
 static inline bool zc__waitlist_is_idle(zc__waiter *node) {
-    return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
-                                memory_order_acquire) == ZC__IDLE;
+    return zc__waitlist_state(node) == ZC__IDLE;
 }
 
-/* Whether node is linked (WAITING): registered by an earlier poll and not woken since.
- * Acquire, as zc__waitlist_is_idle; the registration examines it again under the lock. */
-static inline bool zc__waitlist_is_linked(zc__waiter *node) {
-    return atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
-                                memory_order_acquire) == ZC__WAITING;
-}
-
-/* Whether node holds a wake-up (WOKEN, or WAKING: its wake is being made). Acquire, as
- * zc__waitlist_is_idle; unregister examines it again under the lock. */
+/* Whether node holds a wake-up (WOKEN, or WAKING: its wake is being made); unregister
+ * examines it again under the lock. */
 static inline bool zc__waitlist_holds_wake(zc__waiter *node) {
-    unsigned st = atomic_load_explicit(ZC__ATOMIC_UINT(zc__node_of(node)->state),
-                                       memory_order_acquire);
+    unsigned st = zc__waitlist_state(node);
     return st == ZC__WOKEN || st == ZC__WAKING;
+}
+
+/* Whether node is linked (WAITING): registered by an earlier poll and not woken since;
+ * the registration examines it again under the lock. */
+static inline bool zc__waitlist_is_linked(zc__waiter *node) {
+    return zc__waitlist_state(node) == ZC__WAITING;
 }
 
 /* zc__waitlist_unregister_slow, without its cost for an IDLE node (which holds nothing). */
