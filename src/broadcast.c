@@ -74,10 +74,11 @@ struct zc_bcast_receiver {
 };
 
 struct zc__bcast {
-    zc__waitlist recv_waiters; /* receivers waiting for a message or close */
-    zc__waitlist send_waiters; /* senders waiting for a free slot or close (back-pressure) */
-    zc__waitlist close_waiters; /* zc_bcast_closed: the close, or no receiver left */
-    pthread_mutex_t mu;
+    /* A line each: the waiter counts are read after every send (receive). */
+    ZC_CACHE_ALIGNED zc__waitlist recv_waiters; /* receivers waiting for a message or close */
+    ZC_CACHE_ALIGNED zc__waitlist send_waiters; /* senders waiting for a free slot or close */
+    ZC_CACHE_ALIGNED zc__waitlist close_waiters; /* zc_bcast_closed: close, no receiver left */
+    ZC_CACHE_ALIGNED pthread_mutex_t mu;
     /* Under mu ([M1]). */
     uint64_t head;    /* oldest message held */
     uint64_t tail;    /* next message to send */

@@ -6,6 +6,9 @@
  *        (or the last handle) sees everything the other holders did before their drops,
  *        so discarding (or freeing) after it is safe.
  */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200112L /* posix_memalign under -std=c11 */
+#endif
 #include "chan.h"
 
 #include "backoff.h"
@@ -47,11 +50,16 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
     if (rx) *rx = NULL;
     if (!cfg || !tx || !rx || cfg->elem_size == 0 || (bounded && cap == 0)) return ZC_EINVAL;
 
-    size_t size = (sizeof(zc__chan) + ZC_CACHE_LINE - 1) & ~(size_t)(ZC_CACHE_LINE - 1);
-    zc__chan *ch = aligned_alloc(ZC_CACHE_LINE, size);
-    if (!ch) return ZC_ENOMEM;
+    size_t slots;
+    zc_status s = zc__queue_storage_size(bounded ? cap : 0, cfg->elem_size, &slots);
+    if (s != ZC_OK) return s;
+    if (slots > SIZE_MAX - sizeof(zc__chan)) return ZC_EINVAL;
+    /* One block, line-aligned (chan.h's layout); the slots after the struct. */
+    void *mem;
+    if (posix_memalign(&mem, ZC_CACHE_LINE, sizeof(zc__chan) + slots) != 0) return ZC_ENOMEM;
+    zc__chan *ch = mem;
     memset(ch, 0, sizeof *ch);
-    zc_status s = zc__queue_init(&ch->q, bounded ? cap : 0, cfg->elem_size);
+    s = zc__queue_init(&ch->q, bounded ? cap : 0, cfg->elem_size, ch + 1);
     if (s != ZC_OK) {
         free(ch);
         return s;

@@ -3,10 +3,23 @@
  *
  * A channel is one allocation: its queue (queue/queue.h: a ring or a segmented queue,
  * chosen there), one waiter list per side and one for close events (waitlist.h), the
- * handle counts, and the two handle structs that zc_sender* / zc_receiver* point at
+ * handle counts, the two handle structs that zc_sender* / zc_receiver* point at
  * (handles are counted, so cloning allocates nothing and cannot fail; the checked build
- * allocates each handle apart, check.h). This layer joins
+ * allocates each handle apart, check.h), and a bounded queue's slots. This layer joins
  * the two: an operation on the queue, then the wakes it owes the other side.
+ *
+ * Layout (queue/lines.h): the channel's fields fill the queue's room on the lines of its
+ * ends, each where the end that reads it on every operation is the end that writes the
+ * line, from the start of a ZC_CACHE_LINE-aligned block:
+ *   - the receivers' line: the queue's receivers' words, the senders' waiter list (a
+ *     receive that frees a slot reads its count), and the handle counts (clone, drop);
+ *   - the senders' line: the queue's senders' words, the receivers' waiter list (a send
+ *     reads its count), and the close waiters (closed-event futures only);
+ *   - what is never written after creation: the queue's constants and the handles, which
+ *     every operation reads, and drop_msg;
+ *   - a bounded queue's slots, from the next line on.
+ * A waiter list's lock and links are written only while somebody waits; a registration
+ * or a notification then writes the line of the end it waits for, once.
  *
  * Ordering map (the rest is in the queues and waitlist.c):
  *   [F1] after an operation's seq_cst claim on the queue, zc__waitlist_has_waiters
@@ -57,23 +70,39 @@ struct zc_weak_receiver {
 };
 
 struct zc__chan {
-    zc__queue q;
-    zc__waitlist recv_waiters;  /* receivers waiting for a message or close */
-    zc__waitlist send_waiters;  /* senders waiting for a free slot or close (bounded) */
-    zc__waitlist close_waiters; /* zc_sender_closed / zc_receiver_closed: close only */
-    /* Handle counts, touched by clone/drop only. */
-    ZC_CACHE_ALIGNED _Atomic size_t senders;
-    _Atomic size_t receivers;
-    _Atomic size_t handles; /* senders + receivers + weak handles: the last frees it */
-    void (*drop_msg)(void *msg, void *ctx);
-    void *drop_ctx;
+    union {
+        zc__queue q;
+        struct { /* in the queue's room on its lines (queue/lines.h); the chars are its */
+            unsigned char queue_rx[ZC__QUEUE_END_BYTES];
+            zc__waitlist send_waiters; /* senders waiting for a free slot or close (bounded) */
+            /* Handle counts, touched by clone/drop only. */
+            _Atomic size_t senders;
+            _Atomic size_t receivers;
+            _Atomic size_t handles; /* senders + receivers + weak handles: the last frees it */
 #if !ZCHAN_CHECKED
-    struct zc_sender tx; /* every sender handle is this one (counted) */
-    struct zc_receiver rx;
-    struct zc_weak_sender weak_tx; /* likewise for weak handles */
-    struct zc_weak_receiver weak_rx;
+            struct zc_weak_sender weak_tx; /* every weak sender handle is this one (counted) */
+            struct zc_weak_receiver weak_rx;
 #endif
+            ZC_CACHE_ALIGNED unsigned char queue_tx[ZC__QUEUE_END_BYTES];
+            zc__waitlist recv_waiters;  /* receivers waiting for a message or close */
+            zc__waitlist close_waiters; /* zc_sender_closed / zc_receiver_closed: close only */
+            ZC_CACHE_ALIGNED unsigned char queue_consts[sizeof(zc__queue) - 2 * ZC_CACHE_LINE];
+#if !ZCHAN_CHECKED
+            struct zc_sender tx; /* every sender handle is this one (counted) */
+            struct zc_receiver rx;
+#endif
+            void (*drop_msg)(void *msg, void *ctx);
+            void *drop_ctx;
+        };
+    };
+    /* A bounded queue's slots follow (zc__queue_storage_size bytes). */
 };
+
+/* The fields stay within the room of the line they are listed under. */
+_Static_assert(offsetof(zc__chan, queue_tx) == ZC_CACHE_LINE, "the receivers' line's fields fit");
+_Static_assert(offsetof(zc__chan, queue_consts) == 2 * ZC_CACHE_LINE,
+               "the senders' line's fields fit");
+_Static_assert(sizeof(zc__chan) == 3 * ZC_CACHE_LINE, "the constants' line's fields fit");
 
 /* Whether tx is a sender handle (not NULL, and not a receiver cast to zc_sender *), for
  * the calls that change the handle counts (clones, drops). The checked build asks the

@@ -65,15 +65,16 @@ static inline zc__node *zc__node_of(zc__waiter *w) { return (zc__node *)(void *)
 
 typedef struct zc__waitlist {
     /* Linked (un-notified) nodes. Read on every successful operation of the other side,
-     * written only under the lock: its own line, so those reads stay shared hits. */
-    ZC_CACHE_ALIGNED _Atomic size_t waiters;
-    ZC_CACHE_ALIGNED atomic_bool locked;
-    zc__node *head; /* oldest waiter; guarded by locked */
-    zc__node *tail;
-    unsigned waking_all; /* notify_all calls in progress; guarded by locked */
+     * written only under the lock: the owner keeps the list on a line that operations
+     * only read while nobody waits (chan.h). */
+    _Atomic size_t waiters;
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */
     _Atomic size_t notified;
+    zc__node *head; /* oldest waiter; guarded by locked */
+    zc__node *tail;
+    unsigned waking_all; /* notify_all calls in progress; guarded by locked */
+    atomic_bool locked;
 } zc__waitlist;
 
 void zc__waitlist_init(zc__waitlist *wl);

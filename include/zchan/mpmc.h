@@ -98,8 +98,9 @@ typedef struct zc_info {
 /**
  * Create a bounded channel holding at most cap messages of cfg->elem_size bytes.
  *
- * All cap slots are allocated here (cap * round_up(8 + elem_size, 8) bytes plus two
- * cache lines of indices); sending and receiving never allocate.
+ * All cap slots are allocated here, in one block with the channel: three 128-byte lines
+ * of indices, waiter lists and counts, then cap * round_up(8 + elem_size, 8) bytes of
+ * slots. Sending and receiving never allocate.
  *
  * @param cap  Capacity in messages, >= 1; any value, not rounded.
  * @param cfg  Element size and optional drop_msg; read during the call only.

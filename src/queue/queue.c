@@ -10,20 +10,27 @@
 
 #include "backoff.h"
 
-zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size) {
+zc_status zc__queue_storage_size(size_t cap, size_t elem_size, size_t *bytes) {
+    if (cap > 0) return zc__ring_slots_size(cap, elem_size, bytes);
+    *bytes = 0;
+    return elem_size > 0 ? ZC_OK : ZC_EINVAL;
+}
+
+zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size, void *storage) {
+    size_t bytes;
+    zc_status s = zc__queue_storage_size(cap, elem_size, &bytes);
+    if (s != ZC_OK) return s;
     q->kind = cap > 0 ? ZC__QUEUE_RING : ZC__QUEUE_SEGQ;
     q->ring8 = cap > 0 && elem_size == 8;
     q->segq8 = cap == 0 && elem_size == 8;
     q->elem_size = elem_size;
-    return cap > 0 ? zc__ring_init(&q->u.ring, cap, elem_size)
-                   : zc__segq_init(&q->u.segq, elem_size);
+    if (cap == 0) return zc__segq_init(&q->u.segq, elem_size);
+    zc__ring_init(&q->u.ring, cap, elem_size, storage);
+    return ZC_OK;
 }
 
 void zc__queue_destroy(zc__queue *q) {
-    if (q->kind == ZC__QUEUE_RING)
-        zc__ring_destroy(&q->u.ring);
-    else
-        zc__segq_destroy(&q->u.segq);
+    if (q->kind == ZC__QUEUE_SEGQ) zc__segq_destroy(&q->u.segq);
 }
 
 size_t zc__queue_capacity(const zc__queue *q) {

@@ -25,6 +25,7 @@
 
 #include <zchan/status.h>
 
+#include "lines.h"
 #include "ring.h"
 #include "ring_batch.h"
 #include "segq.h"
@@ -43,9 +44,29 @@ typedef struct zc__queue {
     size_t elem_size; /* bytes per message */
 } zc__queue;
 
-/* A ring of exactly cap slots, or (cap 0) a segmented queue, of elem_size-byte messages:
- * ZC_OK, ZC_EINVAL (elem_size 0, sizes overflow), ZC_ENOMEM. */
-zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size);
+/* Each kind keeps its words for each end within ZC__QUEUE_END_BYTES of that end's line,
+ * and starts the lines where lines.h says. */
+_Static_assert(offsetof(zc__ring, rx_rest) <= ZC__QUEUE_END_BYTES, "ring: receivers' words");
+_Static_assert(offsetof(zc__segq, rx_rest) <= ZC__QUEUE_END_BYTES, "segq: receivers' words");
+_Static_assert(offsetof(zc__ring, tx_rest) <= ZC_CACHE_LINE + ZC__QUEUE_END_BYTES,
+               "ring: senders' words");
+_Static_assert(offsetof(zc__segq, tx_rest) <= ZC_CACHE_LINE + ZC__QUEUE_END_BYTES,
+               "segq: senders' words");
+_Static_assert(offsetof(zc__ring, tail) == ZC_CACHE_LINE, "ring: senders' line");
+_Static_assert(offsetof(zc__segq, tail_index) == ZC_CACHE_LINE, "segq: senders' line");
+_Static_assert(offsetof(zc__ring, cap) == 2 * ZC_CACHE_LINE, "ring: constants' line");
+_Static_assert(offsetof(zc__segq, elem_size) == 2 * ZC_CACHE_LINE, "segq: constants' line");
+
+/* The bytes of storage, beside the struct, that a queue of cap slots (0: unbounded) of
+ * elem_size-byte messages needs (a ring's slots; none for a segmented queue, which
+ * allocates its segments as it grows): ZC_OK with *bytes set, or ZC_EINVAL (elem_size 0,
+ * sizes that overflow). */
+zc_status zc__queue_storage_size(size_t cap, size_t elem_size, size_t *bytes);
+/* A ring of exactly cap slots in storage (zc__queue_storage_size bytes, 8-aligned, the
+ * caller's, to be freed after zc__queue_destroy), or (cap 0) a segmented queue, of
+ * elem_size-byte messages: ZC_OK, or ZC_EINVAL (sizes zc__queue_storage_size refuses). */
+zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size, void *storage);
+/* Free what the queue allocated (a segmented queue's segments). */
 void zc__queue_destroy(zc__queue *q);
 
 static inline bool zc__queue_bounded(const zc__queue *q) { return q->kind == ZC__QUEUE_RING; }

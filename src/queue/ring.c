@@ -41,27 +41,27 @@
 #include "backoff.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
+zc_status zc__ring_slots_size(size_t cap, size_t elem_size, size_t *bytes) {
     if (cap == 0 || elem_size == 0) return ZC_EINVAL;
     /* cap < 2^(bits-2) keeps mark_bit and one_lap representable. */
     if (cap > SIZE_MAX / 4 || elem_size > SIZE_MAX - ZC__RING_MSG_OFFSET - 8) return ZC_EINVAL;
     if (cap > SIZE_MAX / elem_size) return ZC_EINVAL;
     size_t stride = (ZC__RING_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
     if (cap > SIZE_MAX / stride) return ZC_EINVAL;
+    *bytes = cap * stride;
+    return ZC_OK;
+}
 
+void zc__ring_init(zc__ring *r, size_t cap, size_t elem_size, void *slots) {
     size_t mark_bit = 1;
     while (mark_bit < cap + 1) mark_bit <<= 1;
-
-    unsigned char *slots = malloc(cap * stride);
-    if (!slots) return ZC_ENOMEM;
     r->cap = cap;
     r->mark_bit = mark_bit;
     r->one_lap = mark_bit * 2;
     r->elem_size = elem_size;
-    r->stride = stride;
+    r->stride = (ZC__RING_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
     r->slots = slots;
     /* atomic_init: the handle's hand-over to other threads publishes the ring. A
      * lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
@@ -69,12 +69,6 @@ zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size) {
     for (size_t i = 0; i < cap; i++) atomic_init(zc__ring_stamp(r, i), start + i);
     atomic_init(&r->head, start);
     atomic_init(&r->tail, start);
-    return ZC_OK;
-}
-
-void zc__ring_destroy(zc__ring *r) {
-    free(r->slots);
-    r->slots = NULL;
 }
 
 /* Claim the next send position: ZC_OK (*pos claimed, its slot free for us), ZC_FULL,

@@ -17,25 +17,33 @@
 #include "atomic.h"
 #include "backoff.h"
 #include "hooks.h"
+#include "lines.h"
 
 typedef struct zc__ring {
-    /* Receivers' word: the next position to receive from. Own line (producer/consumer). */
-    ZC_CACHE_ALIGNED _Atomic size_t head;
-    /* Senders' word: the next position to send to; its mark bit means closed. */
-    ZC_CACHE_ALIGNED _Atomic size_t tail;
-    /* Read-only after init. */
-    ZC_CACHE_ALIGNED size_t cap;
+    /* Receivers' line (lines.h): the next position to receive from; the rest is left to
+     * the ring's owner. */
+    _Atomic size_t head;
+    unsigned char rx_rest[ZC_CACHE_LINE - sizeof(size_t)];
+    /* Senders' line: the next position to send to, its mark bit meaning closed; the rest
+     * is left to the ring's owner. */
+    _Atomic size_t tail;
+    unsigned char tx_rest[ZC_CACHE_LINE - sizeof(size_t)];
+    /* Constants: read-only after init. */
+    size_t cap;
     size_t one_lap;   /* 2 * mark_bit: adding it moves a stamp to the next lap */
     size_t mark_bit;  /* next_pow2(cap + 1): above every index */
     size_t elem_size; /* bytes per message */
     size_t stride;    /* bytes per slot: stamp + message, rounded to 8 */
-    unsigned char *slots;
+    unsigned char *slots; /* the caller's (zc__ring_init) */
 } zc__ring;
 
-/* Set up a ring of exactly cap slots of elem_size bytes. ZC_OK, ZC_EINVAL (cap or
- * elem_size 0, or sizes overflow), ZC_ENOMEM. */
-zc_status zc__ring_init(zc__ring *r, size_t cap, size_t elem_size);
-void zc__ring_destroy(zc__ring *r);
+/* The bytes of slot storage a ring of cap slots of elem_size-byte messages needs: ZC_OK
+ * with *bytes set, or ZC_EINVAL (cap or elem_size 0, or sizes that overflow). */
+zc_status zc__ring_slots_size(size_t cap, size_t elem_size, size_t *bytes);
+/* Set up a ring of exactly cap slots of elem_size bytes in slots: zc__ring_slots_size
+ * bytes, 8-aligned, the caller's to free once the ring is no longer used (the ring
+ * allocates nothing). cap and elem_size as zc__ring_slots_size accepted them. */
+void zc__ring_init(zc__ring *r, size_t cap, size_t elem_size, void *slots);
 
 /* One send attempt. ZC_OK (copied in), ZC_FULL (cap messages held), ZC_CLOSED, or
  * ZC_PENDING: a peer is mid-operation on the slot this send needs, after a short spin. */

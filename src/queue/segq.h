@@ -19,23 +19,27 @@
 
 #include "atomic.h"
 #include "hooks.h"
+#include "lines.h"
 
 struct zc__seg;
 
 typedef struct zc__segq {
-    /* Receivers' end. */
-    ZC_CACHE_ALIGNED _Atomic size_t head_index; /* position << 1; mark: not the last segment */
+    /* Receivers' line (lines.h): their end; the rest is left to the queue's owner. */
+    _Atomic size_t head_index; /* position << 1; mark: not the last segment */
     _Atomic(struct zc__seg *) head_seg;
-    /* Senders' end. */
-    ZC_CACHE_ALIGNED _Atomic size_t tail_index; /* position << 1; mark: closed */
+    unsigned char rx_rest[ZC_CACHE_LINE - sizeof(size_t) - sizeof(void *)];
+    /* Senders' line: their end, and the words either end writes once a segment; the rest
+     * is left to the queue's owner. */
+    _Atomic size_t tail_index; /* position << 1; mark: closed */
     _Atomic(struct zc__seg *) tail_seg;
-    /* One freed segment kept for reuse; written by both ends, so on its own line. */
-    ZC_CACHE_ALIGNED _Atomic(struct zc__seg *) spare;
+    /* One freed segment kept for reuse. */
+    _Atomic(struct zc__seg *) spare;
     /* Segments whose last slot was read while a reader of another slot was still
      * copying out (a stack linked by next): freed by a later zc__segq_reclaim. */
     _Atomic(struct zc__seg *) retired;
-    /* Read-only after init. */
-    ZC_CACHE_ALIGNED size_t elem_size;
+    unsigned char tx_rest[ZC_CACHE_LINE - sizeof(size_t) - 3 * sizeof(void *)];
+    /* Constants: read-only after init. */
+    size_t elem_size;
     uint64_t id;      /* unique in the process: keys each thread's seen tail (below) */
     size_t stride;    /* bytes per slot: header + message, rounded to 8 */
     size_t seg_bytes; /* bytes per segment */
