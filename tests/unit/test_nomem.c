@@ -1,7 +1,7 @@
 /* Unit tests of allocation failure (spec/api.md: ZC_ENOMEM, nothing changed). The
- * binary is linked with -Wl,--wrap for malloc, calloc and aligned_alloc, so every
- * allocation the (static) library makes goes through the wrappers below, which fail on
- * demand. The tests do not assume how many allocations a call makes: they fail the
+ * binary is linked with -Wl,--wrap for malloc, calloc, aligned_alloc and posix_memalign,
+ * so every allocation the (static) library makes goes through the wrappers below, which
+ * fail on demand. The tests do not assume how many allocations a call makes: they fail the
  * first, then the second, ... until the call succeeds. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -36,6 +37,8 @@ void *__real_aligned_alloc(size_t align, size_t size);
 void *__wrap_malloc(size_t size);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_aligned_alloc(size_t align, size_t size);
+int __real_posix_memalign(void **mem, size_t align, size_t size);
+int __wrap_posix_memalign(void **mem, size_t align, size_t size);
 
 void *__wrap_malloc(size_t size) { return alloc_fails() ? NULL : __real_malloc(size); }
 void *__wrap_calloc(size_t n, size_t size) {
@@ -43,6 +46,9 @@ void *__wrap_calloc(size_t n, size_t size) {
 }
 void *__wrap_aligned_alloc(size_t align, size_t size) {
     return alloc_fails() ? NULL : __real_aligned_alloc(align, size);
+}
+int __wrap_posix_memalign(void **mem, size_t align, size_t size) {
+    return alloc_fails() ? ENOMEM : __real_posix_memalign(mem, align, size);
 }
 
 static int reset_allocator(void **state) {
