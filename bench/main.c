@@ -49,6 +49,7 @@ enum {
     BATCH = 1024,         /* rows 3-4: messages per batch */
     PER_SENDER = 10000,   /* thread and task rows: messages per sender */
     MANY_TOTAL = 1 << 20, /* row 13: messages per run, over all tasks */
+    SELECT_TOTAL = 1 << 14, /* row 13c: fewer, for its peers (Go's reflect.Select: O(N)) */
     RTTS = 20000,         /* row 15: round trips per run */
 };
 
@@ -168,7 +169,8 @@ static double measure(const row *r, const bench_impl *impl, long div)
             return (double)ns / (double)(per * r->senders);
         return (double)ns / 1e6;
     case TASK_MANY: {
-        long per_task = MANY_TOTAL / r->senders / div;
+        long total = r->many == MANY_SELECT ? SELECT_TOTAL : MANY_TOTAL;
+        long per_task = total / r->senders / div;
         ns = bench_task_many(r->workers, r->senders, r->many, per_task);
         return (double)ns / (double)(per_task * r->senders);
     }

@@ -58,7 +58,7 @@ def describe(row):
     m = re.fullmatch(r"13([abc])-N(\d+)-(mt|st)", row)
     if m:
         how = {"a": "1 channel, cloned sender", "b": "N channels merged",
-               "c": "N channels, zc_select"}[m[1]]
+               "c": "N channels, one select"}[m[1]]
         where = "pool" if m[3] == "mt" else "1 thread"
         return f"{m[2]} sender tasks, {how}, {where}"
     return ""

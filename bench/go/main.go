@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,7 +19,7 @@ import (
 
 // counts are the message counts of a full run; -quick divides each by 10.
 type counts struct {
-	pairs, batchReps, perSender, manyTotal, rtts int
+	pairs, batchReps, perSender, manyTotal, selectTotal, rtts int
 }
 
 const (
@@ -134,8 +135,8 @@ func flow(procs, capacity, senders, receivers, perSender int) time.Duration {
 
 // merged runs n channels of capacity 1024/n, one sender goroutine each, merged for one
 // receiver. Go's select has a fixed set of cases, and reflect.Select over a run-time
-// set costs O(n) with allocations per message (minutes a run at n=512), so this is
-// Go's usual merge: one forwarding goroutine per channel into a merged channel of the
+// set costs O(n) with allocations per message (row 13c measures it, with fewer
+// messages), so this is Go's usual merge: one forwarding goroutine per channel into a merged channel of the
 // same capacity. Each message thus crosses two channels.
 func merged(procs, n, perSender int) time.Duration {
 	out := make(chan uint64, 1024/n)
@@ -153,6 +154,36 @@ func merged(procs, n, perSender int) time.Duration {
 	}
 	jobs = append(jobs, closer(out, forwards)...)
 	jobs = append(jobs, receiver(out))
+	d, sum := timeJobs(procs, jobs)
+	mustEqual(sum, sumTo(uint64(n)*uint64(perSender)))
+	return d
+}
+
+// selected runs n channels of capacity 1024/n, one sender goroutine each, read by one
+// receiver goroutine through reflect.Select over all n (Go's select over a set of
+// channels known only at run time, the peer of zchan's zc_select in row 13c). A closed
+// channel's case is set to the zero Value, which reflect.Select ignores.
+func selected(procs, n, perSender int) time.Duration {
+	var jobs []job
+	cases := make([]reflect.SelectCase, n)
+	for i := 0; i < n; i++ {
+		in := make(chan uint64, 1024/n)
+		jobs = append(jobs, closer(in, []job{sender(in, i, perSender)})...)
+		cases[i] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(in)}
+	}
+	jobs = append(jobs, func() uint64 {
+		var sum uint64
+		for open := n; open > 0; {
+			i, v, ok := reflect.Select(cases)
+			if !ok {
+				cases[i].Chan = reflect.Value{}
+				open--
+				continue
+			}
+			sum += v.Uint()
+		}
+		return sum
+	})
 	d, sum := timeJobs(procs, jobs)
 	mustEqual(sum, sumTo(uint64(n)*uint64(perSender)))
 	return d
@@ -264,7 +295,7 @@ func rows() []row {
 		{id: "11", unit: "ms_total", run: func(c counts) float64 { return ms(flow(cpus, 1024, 1, 1, c.perSender)) }},
 		{id: "12", unit: "ms_total", run: func(c counts) float64 { return ms(flow(cpus, 16, 4, 1, c.perSender)) }},
 	}
-	for _, variant := range []string{"a", "b"} {
+	for _, variant := range []string{"a", "b", "c"} {
 		for _, n := range []int{2, 16, 64, 256, 512} {
 			for _, suffix := range []string{"mt", "st"} {
 				variant, n := variant, n
@@ -277,10 +308,16 @@ func rows() []row {
 					unit: "ns_per_msg",
 					run: func(c counts) float64 {
 						per := c.manyTotal / n
-						if variant == "a" {
-							return nsPer(flow(procs, 1024, n, 1, per), n*per)
+						if variant == "c" {
+							per = c.selectTotal / n
 						}
-						return nsPer(merged(procs, n, per), n*per)
+						switch variant {
+						case "a":
+							return nsPer(flow(procs, 1024, n, 1, per), n*per)
+						case "b":
+							return nsPer(merged(procs, n, per), n*per)
+						}
+						return nsPer(selected(procs, n, per), n*per)
 					},
 				})
 			}
@@ -305,7 +342,7 @@ func selects(t, id string) bool {
 
 func main() {
 	runs := flag.Int("runs", 0, "measured runs per row (default 7; 3 with --quick)")
-	list := flag.String("rows", "", "comma list of row ids (1 ... 12, 13a-N2-mt ... 13b-N512-st, 15-threads, 15-tasks) or groups (13, 13a, 15); default all")
+	list := flag.String("rows", "", "comma list of row ids (1 ... 12, 13a-N2-mt ... 13c-N512-st, 15-threads, 15-tasks) or groups (13, 13a, 15); default all")
 	quick := flag.Bool("quick", false, "divide message counts by 10")
 	listOnly := flag.Bool("list", false, "print the ids of the rows selected that Go runs, one a line, and exit")
 	flag.Parse()
@@ -324,7 +361,7 @@ func main() {
 		div = 10
 	}
 	// The same counts as bench/main.c and bench/rust.
-	c := counts{pairs: 1000000 / div, batchReps: 1000 / div, perSender: 10000 / div, manyTotal: (1 << 20) / div, rtts: 20000 / div}
+	c := counts{pairs: 1000000 / div, batchReps: 1000 / div, perSender: 10000 / div, manyTotal: (1 << 20) / div, selectTotal: (1 << 14) / div, rtts: 20000 / div}
 
 	all := rows()
 	var tokens []string

@@ -25,6 +25,9 @@ enum Kind {
     Tasks { cap: usize, senders: usize, receivers: usize },
     /// Row 13: `senders` tasks share 2^20 messages.
     ManySenders { merged: bool, senders: usize, multi_thread: bool },
+    /// Row 13c: `channels` sender threads, one channel each, share 2^14 messages, read
+    /// by one thread through a select.
+    Select { channels: usize },
     PingPongThreads,
     PingPongTasks,
 }
@@ -41,6 +44,7 @@ struct Counts {
     batch_reps: u64,
     per_sender: u64,
     many_total: u64,
+    select_total: u64,
     rtts: u64,
 }
 
@@ -55,6 +59,7 @@ impl Counts {
             batch_reps: 1000 / div,
             per_sender: 10_000 / div,
             many_total: (1 << 20) / div,
+            select_total: (1 << 14) / div,
             rtts: 20_000 / div,
         }
     }
@@ -88,6 +93,9 @@ fn rows() -> Vec<Row> {
                 ));
             }
         }
+    }
+    for channels in [2, 16, 64, 256, 512] {
+        rows.push(row(&format!("13c-N{}-mt", channels), Kind::Select { channels }, "ns_per_msg"));
     }
     rows.push(row("15-threads", Kind::PingPongThreads, "ns_per_rtt"));
     rows.push(row("15-tasks", Kind::PingPongTasks, "ns_per_rtt"));
@@ -127,6 +135,13 @@ fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> (Duration, u64) {
             let (d, sum) = time_threads(P::ping_pong_threads(n.rtts));
             assert_eq!(sum, sum_to(n.rtts), "{}: lost or duplicated round trips (checksum)", P::NAME);
             (d, n.rtts)
+        }
+        Kind::Select { channels } => {
+            let per_sender = n.select_total / channels as u64;
+            let (d, sum) = time_threads(P::select_jobs(channels, 1024 / channels, per_sender));
+            let total = channels as u64 * per_sender;
+            assert_eq!(sum, sum_to(total), "{}: lost or duplicated messages (checksum)", P::NAME);
+            (d, total)
         }
         _ => unreachable!("task rows are filtered out by applies()"),
     }
@@ -170,16 +185,17 @@ fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> (Duration, u64) {
 struct Impl {
     name: &'static str,
     multi_consumer: bool,
+    select: bool,
     is_async: bool,
     run: fn(Kind, &Counts) -> (Duration, u64),
 }
 
 fn impls() -> [Impl; 4] {
     [
-        Impl { name: AsyncChannel::NAME, multi_consumer: AsyncChannel::MULTI_CONSUMER, is_async: true, run: run_async::<AsyncChannel> },
-        Impl { name: Tokio::NAME, multi_consumer: Tokio::MULTI_CONSUMER, is_async: true, run: run_async::<Tokio> },
-        Impl { name: Flume::NAME, multi_consumer: Flume::MULTI_CONSUMER, is_async: true, run: run_async::<Flume> },
-        Impl { name: Crossbeam::NAME, multi_consumer: Crossbeam::MULTI_CONSUMER, is_async: false, run: run_sync::<Crossbeam> },
+        Impl { name: AsyncChannel::NAME, multi_consumer: AsyncChannel::MULTI_CONSUMER, select: AsyncChannel::SELECT, is_async: true, run: run_async::<AsyncChannel> },
+        Impl { name: Tokio::NAME, multi_consumer: Tokio::MULTI_CONSUMER, select: Tokio::SELECT, is_async: true, run: run_async::<Tokio> },
+        Impl { name: Flume::NAME, multi_consumer: Flume::MULTI_CONSUMER, select: Flume::SELECT, is_async: true, run: run_async::<Flume> },
+        Impl { name: Crossbeam::NAME, multi_consumer: Crossbeam::MULTI_CONSUMER, select: Crossbeam::SELECT, is_async: false, run: run_sync::<Crossbeam> },
     ]
 }
 
@@ -190,6 +206,7 @@ fn applies(imp: &Impl, kind: Kind) -> bool {
         Kind::Threads { receivers, .. } => receivers == 1 || imp.multi_consumer,
         Kind::Tasks { receivers, .. } => imp.is_async && (receivers == 1 || imp.multi_consumer),
         Kind::ManySenders { .. } | Kind::PingPongTasks => imp.is_async,
+        Kind::Select { .. } => imp.select,
     }
 }
 
@@ -202,7 +219,7 @@ fn selects(token: &str, id: &str) -> bool {
 
 const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--impls LIST] [--quick] [--list]
   --runs K     measured runs per row and implementation (default 7; 3 with --quick)
-  --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13b-N512-st, 15-threads,
+  --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13c-N512-mt, 15-threads,
                15-tasks) or groups (13, 13a, 13b-N64, 15); default all
   --impls LIST comma list of peers to run (async-channel, tokio, flume, crossbeam); default all
   --quick      divide message counts by 10

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use crossbeam_channel::{bounded, unbounded, Receiver, Select, Sender};
 
 use super::Peer;
 use crate::harness::Job;
@@ -20,6 +20,45 @@ fn channel(cap: Option<usize>) -> (Sender<u64>, Receiver<u64>) {
 
 impl Peer for Crossbeam {
     const NAME: &'static str = "crossbeam";
+    const SELECT: bool = true;
+
+    fn select_jobs(channels: usize, cap: usize, per_sender: u64) -> Vec<Job> {
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut rxs = Vec::new();
+        for c in 0..channels as u64 {
+            let (tx, rx) = bounded(cap);
+            rxs.push(rx);
+            let first = c * per_sender + 1;
+            jobs.push(Box::new(move || {
+                for i in first..first + per_sender {
+                    tx.send(i).unwrap();
+                }
+                0
+            }));
+        }
+        jobs.push(Box::new(move || {
+            // One Select over every receiver, kept across messages; a channel whose
+            // senders are gone is removed from it.
+            let mut sel = Select::new();
+            for rx in &rxs {
+                sel.recv(rx);
+            }
+            let (mut sum, mut open) = (0, channels);
+            while open > 0 {
+                let op = sel.select();
+                let i = op.index();
+                match op.recv(&rxs[i]) {
+                    Ok(v) => sum += v,
+                    Err(_) => {
+                        sel.remove(i);
+                        open -= 1;
+                    }
+                }
+            }
+            sum
+        }));
+        jobs
+    }
 
     fn pairs(cap: Option<usize>, pairs: u64) -> Duration {
         let (tx, rx) = channel(cap);

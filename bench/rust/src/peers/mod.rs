@@ -17,6 +17,8 @@ pub trait Peer {
     const NAME: &'static str;
     /// Whether several receivers may share one channel (rows 5, 6 and 8).
     const MULTI_CONSUMER: bool = true;
+    /// Whether it has a select over a set of channels known at run time (row 13c).
+    const SELECT: bool = false;
 
     /// Rows 1-2: `pairs` times a send then a receive on the calling thread.
     fn pairs(cap: Option<usize>, pairs: u64) -> Duration;
@@ -30,6 +32,13 @@ pub trait Peer {
     /// bounded(1) channels; the pinger sends `1..=rtts`, checks that each echo is the
     /// value it sent and returns the echoes' sum.
     fn ping_pong_threads(rtts: u64) -> Vec<Job>;
+    /// Row 13c (threads): `channels` channels of capacity `cap`, one sender thread
+    /// each, read by one thread through the peer's select over all of them until every
+    /// channel closes; values and sum as in `AsyncPeer::merged_tasks`. Only where
+    /// `SELECT`.
+    fn select_jobs(_channels: usize, _cap: usize, _per_sender: u64) -> Vec<Job> {
+        unreachable!("no select: filtered out by applies()")
+    }
 }
 
 /// Rows run as tasks on a tokio runtime (the async API).
