@@ -38,6 +38,15 @@ static inline void zc__backoff_snooze(zc__backoff *b) {
     }
 }
 
+/* A CAS lost to another thread: pause 1, 2, 4, ... up to 2^ZC__BACKOFF_SPIN_LIMIT times
+ * before the next try, so that threads contending for one word take turns instead of
+ * pulling its line back and forth (crossbeam's Backoff::spin). Never yields. */
+static inline void zc__backoff_spin(zc__backoff *b) {
+    unsigned step = b->step < ZC__BACKOFF_SPIN_LIMIT ? b->step : ZC__BACKOFF_SPIN_LIMIT;
+    for (unsigned i = 0; i < (1u << step); i++) zc__cpu_relax();
+    if (b->step <= ZC__BACKOFF_SPIN_LIMIT) b->step++;
+}
+
 /* True once snoozing has reached the yield stage: a bounded spin is over. */
 static inline bool zc__backoff_spun_out(const zc__backoff *b) {
     return b->step > ZC__BACKOFF_SPIN_LIMIT;

@@ -75,6 +75,7 @@ void zc__ring_init(zc__ring *r, size_t cap, size_t elem_size, void *slots) {
  * ZC_CLOSED, or ZC_PENDING (a receiver is still releasing the slot we need). */
 static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: only a guess of where to start; the stamp check and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     for (;;) {
@@ -92,7 +93,7 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
                 *pos = tail;
                 return ZC_OK;
             }
-            zc__cpu_relax();
+            zc__backoff_spin(&contention);
         } else {
             zc__ring_block b = zc__ring_send_blocked(r, tail, stamp);
             if (b == ZC__RING_BLOCK_FULL) return ZC_FULL;
@@ -130,6 +131,7 @@ zc_status zc__ring_push_slow(zc__ring *r, const void *msg) {
 
 zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: a guess, validated by the stamp and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     for (;;) {
@@ -149,7 +151,7 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
                 ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
                 return ZC_OK;
             }
-            zc__cpu_relax();
+            zc__backoff_spin(&contention);
         } else {
             zc__ring_block b = zc__ring_recv_blocked(r, head, stamp, skipped);
             if (b == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;

@@ -30,6 +30,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
     assert(n > 0 && !(all && n > r->cap) && "all-or-nothing batches never exceed cap");
     *freed = 0;
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: a guess of where to send; the stamps and the CAS validate it. */
     size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     for (;;) {
@@ -61,7 +62,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
                 *count = k;
                 return ZC_OK;
             }
-            zc__cpu_relax();
+            zc__backoff_spin(&contention);
         } else {
             /* The slot at pos is not free. If its message is unclaimed, at most k slots
              * were free at this load (tail only grows): full. */
@@ -77,6 +78,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
 zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
                            size_t *skipped) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: a guess, validated by the stamps and the CAS. */
     size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     for (;;) {
@@ -107,7 +109,7 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
                 *count = k;
                 return ZC_OK;
             }
-            zc__cpu_relax();
+            zc__backoff_spin(&contention);
         } else {
             /* At head (k == 0). */
             zc__ring_block blk = zc__ring_recv_blocked(r, head, stamp, skipped);

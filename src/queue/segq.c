@@ -224,6 +224,7 @@ static void install_next(zc__segq *q, struct zc__seg *seg, struct zc__seg *next)
 
 zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     struct zc__seg *next_seg = NULL; /* allocated before claiming a segment's last slot */
     size_t tail;
     struct zc__seg *seg;
@@ -273,7 +274,7 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
             break;
         }
         seg = atomic_load_explicit(&q->tail_seg, memory_order_acquire); /* [A3] */
-        zc__cpu_relax();
+        zc__backoff_spin(&contention);
     }
     if (next_seg) zc__seg_free(q, next_seg);
     return status;
@@ -281,6 +282,7 @@ zc_status zc__segq_push_slow(zc__segq *q, const void *msg) {
 
 zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* [A5] acquire pairs with [R5]: a head index past a boundary comes with its segment. */
     size_t head = atomic_load_explicit(&q->head_index, memory_order_acquire);
     struct zc__seg *seg = atomic_load_explicit(&q->head_seg, memory_order_acquire);
@@ -330,7 +332,7 @@ zc_status zc__segq_pop_slow(zc__segq *q, void *out) {
             return ZC_OK;
         }
         seg = atomic_load_explicit(&q->head_seg, memory_order_acquire); /* [A5] */
-        zc__cpu_relax();
+        zc__backoff_spin(&contention);
     }
 }
 
