@@ -258,10 +258,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
     }
     zc__chan *ch = f->zc__rx->ch;
     recv_many_arg a = {out, max, got};
-    unsigned owed = 0;
-    zc_status s = zc__waitlist_is_linked(&f->zc__node) ? ZC_EMPTY /* zc__wait_slow */
-                                                        : recv_many_attempt(ch, &a, &owed);
-    return zc__wait(ch, ZC__SIDE_RECV, &f->zc__node, w, recv_many_attempt, &a, s, owed);
+    return zc__wait_poll(ch, ZC__SIDE_RECV, &f->zc__node, w, recv_many_attempt, &a);
 }
 
 void zc_recv_many_cancel(zc_recv_many *f) {

@@ -23,9 +23,7 @@ static zc_status closed_poll(zc__chan *ch, zc__waiter *node, const zc_waker *w) 
         zc__wait_cancel(ch, ZC__SIDE_CLOSE, node); /* rule 3: not ZC_PENDING, no wake */
         return ZC_EINVAL;
     }
-    zc_status s = zc__waitlist_is_linked(node) ? ZC_EMPTY /* zc__wait_slow */
-                                               : closed_attempt(ch, NULL, NULL);
-    return zc__wait(ch, ZC__SIDE_CLOSE, node, w, closed_attempt, NULL, s, 0);
+    return zc__wait_poll(ch, ZC__SIDE_CLOSE, node, w, closed_attempt, NULL);
 }
 
 void zc_sender_closed_init(zc_sender_closed *f, zc_sender *tx) {

@@ -60,9 +60,8 @@ zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
     }
     if (f->zc__done) return (zc_status)(f->zc__done - 1);
     zc__chan *ch = f->zc__tx->ch;
-    zc_status s = zc__waitlist_is_linked(&f->zc__node) ? ZC_FULL /* zc__wait_slow */
-                                                        : reserve_attempt(ch, f->zc__permit, NULL);
-    s = zc__wait(ch, ZC__SIDE_SEND, &f->zc__node, w, reserve_attempt, f->zc__permit, s, 0);
+    zc_status s = zc__wait_poll(ch, ZC__SIDE_SEND, &f->zc__node, w, reserve_attempt,
+                                f->zc__permit);
     if (s != ZC_PENDING) {
         f->zc__done = (int)s + 1;
         permit_set(f->zc__permit, f->zc__tx, s);

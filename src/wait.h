@@ -136,4 +136,14 @@ static inline zc_status zc__wait(zc__chan *ch, zc__side side, zc__waiter *node,
     return zc__wait_slow(ch, side, node, w, attempt, arg, s, owed);
 }
 
+/* A poll: its first attempt, then zc__wait. A node still linked by an earlier poll skips
+ * the first attempt and lets the re-check decide (zc__wait_slow), keeping its place. */
+static inline zc_status zc__wait_poll(zc__chan *ch, zc__side side, zc__waiter *node,
+                                      const zc_waker *w, zc__attempt_fn *attempt, void *arg) {
+    unsigned owed = 0;
+    zc_status s = zc__waitlist_is_linked(node) ? (side == ZC__SIDE_SEND ? ZC_FULL : ZC_EMPTY)
+                                               : attempt(ch, arg, &owed);
+    return zc__wait(ch, side, node, w, attempt, arg, s, owed);
+}
+
 #endif /* ZCHAN_SRC_WAIT_H */
