@@ -29,15 +29,6 @@ typedef struct zc__backoff {
  * zc__backoff can stay in a register. */
 unsigned zc__backoff_wait(unsigned step);
 
-static inline void zc__backoff_snooze(zc__backoff *b) {
-    if (b->step <= ZC__BACKOFF_SPIN_LIMIT) {
-        for (unsigned i = 0; i < (1u << b->step); i++) zc__cpu_relax();
-        b->step++;
-    } else {
-        b->step = zc__backoff_wait(b->step);
-    }
-}
-
 /* A CAS lost to another thread: pause 1, 2, 4, ... up to 2^ZC__BACKOFF_SPIN_LIMIT times
  * before the next try, so that threads contending for one word take turns instead of
  * pulling its line back and forth (crossbeam's Backoff::spin). Never yields. */
@@ -45,6 +36,15 @@ static inline void zc__backoff_spin(zc__backoff *b) {
     unsigned step = b->step < ZC__BACKOFF_SPIN_LIMIT ? b->step : ZC__BACKOFF_SPIN_LIMIT;
     for (unsigned i = 0; i < (1u << step); i++) zc__cpu_relax();
     if (b->step <= ZC__BACKOFF_SPIN_LIMIT) b->step++;
+}
+
+/* Wait out a peer a little longer at each call: zc__backoff_spin's pauses, then the
+ * yields and naps of zc__backoff_wait. */
+static inline void zc__backoff_snooze(zc__backoff *b) {
+    if (b->step <= ZC__BACKOFF_SPIN_LIMIT)
+        zc__backoff_spin(b);
+    else
+        b->step = zc__backoff_wait(b->step);
 }
 
 /* True once snoozing has reached the yield stage: a bounded spin is over. */

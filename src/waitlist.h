@@ -65,8 +65,8 @@ static inline zc__node *zc__node_of(zc__waiter *w) { return (zc__node *)(void *)
 
 typedef struct zc__waitlist {
     /* Linked (un-notified) nodes. Read on every successful operation of the other side,
-     * written only under the lock: the owner keeps the list on a line that operations
-     * only read while nobody waits (chan.h). */
+     * written only under the lock: the owner keeps the list on the line of the end that
+     * reads it (chan.h), so that a registration moves that line once. */
     _Atomic size_t waiters;
     /* Nodes notified whose owner has not registered or unregistered them since: waiters
      * holding a wake-up they have not acted on yet (zc__waitlist_notified). */

@@ -17,9 +17,6 @@ zc_status zc__queue_storage_size(size_t cap, size_t elem_size, size_t *bytes) {
 }
 
 zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size, void *storage) {
-    size_t bytes;
-    zc_status s = zc__queue_storage_size(cap, elem_size, &bytes);
-    if (s != ZC_OK) return s;
     q->kind = cap > 0 ? ZC__QUEUE_RING : ZC__QUEUE_SEGQ;
     q->ring8 = cap > 0 && elem_size == 8;
     q->segq8 = cap == 0 && elem_size == 8;

@@ -64,7 +64,8 @@ _Static_assert(offsetof(zc__segq, elem_size) == 2 * ZC_CACHE_LINE, "segq: consta
 zc_status zc__queue_storage_size(size_t cap, size_t elem_size, size_t *bytes);
 /* A ring of exactly cap slots in storage (zc__queue_storage_size bytes, 8-aligned, the
  * caller's, to be freed after zc__queue_destroy), or (cap 0) a segmented queue, of
- * elem_size-byte messages: ZC_OK, or ZC_EINVAL (sizes zc__queue_storage_size refuses). */
+ * elem_size-byte messages; cap and elem_size as zc__queue_storage_size accepted them.
+ * ZC_OK, or ZC_EINVAL (a segmented queue's message too large for its segments). */
 zc_status zc__queue_init(zc__queue *q, size_t cap, size_t elem_size, void *storage);
 /* Free what the queue allocated (a segmented queue's segments). */
 void zc__queue_destroy(zc__queue *q);

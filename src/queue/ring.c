@@ -43,12 +43,17 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Bytes per slot: the stamp and the message, rounded to 8. */
+static size_t ring_stride(size_t elem_size) {
+    return (ZC__RING_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
+}
+
 zc_status zc__ring_slots_size(size_t cap, size_t elem_size, size_t *bytes) {
     if (cap == 0 || elem_size == 0) return ZC_EINVAL;
     /* cap < 2^(bits-2) keeps mark_bit and one_lap representable. */
     if (cap > SIZE_MAX / 4 || elem_size > SIZE_MAX - ZC__RING_MSG_OFFSET - 8) return ZC_EINVAL;
     if (cap > SIZE_MAX / elem_size) return ZC_EINVAL;
-    size_t stride = (ZC__RING_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
+    size_t stride = ring_stride(elem_size);
     if (cap > SIZE_MAX / stride) return ZC_EINVAL;
     *bytes = cap * stride;
     return ZC_OK;
@@ -61,7 +66,7 @@ void zc__ring_init(zc__ring *r, size_t cap, size_t elem_size, void *slots) {
     r->mark_bit = mark_bit;
     r->one_lap = mark_bit * 2;
     r->elem_size = elem_size;
-    r->stride = (ZC__RING_MSG_OFFSET + elem_size + 7) & ~(size_t)7;
+    r->stride = ring_stride(elem_size);
     r->slots = slots;
     /* atomic_init: the handle's hand-over to other threads publishes the ring. A
      * lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
