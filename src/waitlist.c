@@ -195,11 +195,12 @@ void zc__waitlist_check_none_pending(zc__waitlist *const *lists, size_t n, const
 
 /* A linked node that no longer holds its pending stamp: its memory was freed or reused
  * while it was registered. Under the list's lock, as the owner's marks of a linked node. */
-static void check_linked(zc__node *n) {
-    /* The oldest node has no previous one, and a linked node is WAITING (relaxed: under
-     * the lock, as every write of a linked node's state); memory freed and reused breaks
-     * one of these, or the stamp (an allocator's free writes its links at the start). */
-    if (n->check != node_stamp(n, true) || n->prev != NULL ||
+static void check_linked(zc__node *n, const zc__node *prev) {
+    /* A node links back to the one a walk from the head came from (the oldest to none),
+     * and a linked node is WAITING (relaxed: under the lock, as every write of a linked
+     * node's state); memory freed and reused breaks one of these, or the stamp (an
+     * allocator's free writes its links at the start). Nothing is read through a link. */
+    if (n->check != node_stamp(n, true) || n->prev != prev ||
         atomic_load_explicit(node_state(n), memory_order_relaxed) != ZC__WAITING)
         zc__misuse("zchan (waking a waiter)", n,
                    "a pending future's memory was freed or overwritten while it was "
@@ -207,35 +208,40 @@ static void check_linked(zc__node *n) {
 }
 #else
 #define MARK(n, pending) ((void)0)
-#define check_linked(n) ((void)0)
+#define check_linked(n, prev) ((void)(prev))
 #endif
 
-/* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
-static bool notify(zc__waitlist *wl, bool passing) {
-    /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
-     * the seq_cst operation that made the resource available or found it there, so a
-     * waiter that links after this load finds the resource in its re-check ([F2]). */
-    if (!zc__waitlist_has_waiters(wl)) return false;
-    lock(wl);
-    zc__node *n = wl->head;
-    if (!n) {
-        unlock(wl);
-        return false;
-    }
-    check_linked(n);
+/* Unlink n, which the caller found linked under the lock, as notified: WAKING, counted
+ * in `notified`, its waker copied into *t for the wake made after the lock. */
+static void take_node(zc__waitlist *wl, zc__node *n, zc__taken *t) {
     unlink_node(wl, n);
     /* seq_cst: read by pass-ons (zc__waitlist_notified); the owner takes it off. */
     atomic_fetch_add_explicit(&wl->notified, 1, memory_order_seq_cst);
-    zc_waker w = n->waker;
+    *t = (zc__taken){wl, n, n->waker};
     /* Relaxed: under the lock; the owner reads it under the lock or through [W2]. */
     atomic_store_explicit(node_state(n), ZC__WAKING, memory_order_relaxed);
-    unlock(wl);
-    ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
+}
 
-    struct waking frame = {{w.ctx, release_frame}, n, wl, passing, true, 0, NULL, NULL,
-                           innermost()};
+bool zc__waitlist_take(zc__waitlist *wl, zc__take_fn *take, void *arg, zc__taken *t) {
+    if (!zc__waitlist_has_waiters(wl)) return false; /* [F1], as notify */
+    lock(wl);
+    zc__node *n = wl->head, *prev = NULL;
+    for (; n; prev = n, n = n->next) {
+        check_linked(n, prev); /* before take reads what its owner keeps beside it */
+        if (take(n, arg)) break;
+    }
+    if (n) take_node(wl, n, t);
+    unlock(wl);
+    return n != NULL;
+}
+
+/* The wake of a taken node, in a frame (see the file comment); passing: a pass-on. */
+static void wake_taken(const zc__taken *t, bool passing) {
+    ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
+    struct waking frame = {{t->waker.ctx, release_frame}, t->node, t->wl, passing, true, 0,
+                           NULL, NULL, innermost()};
     zc__wake_current = &frame.base;
-    w.wake(w.ctx);
+    t->waker.wake(t->waker.ctx);
     frame.in_wake = false;
     /* Our wake call is over: the node becomes WOKEN ([W1]) unless the wake released it
      * early. The pass-ons deferred to this notify then run one after the other; the
@@ -247,6 +253,26 @@ static bool notify(zc__waitlist *wl, bool passing) {
         frame.again(frame.again_arg);
     }
     zc__wake_current = frame.outer ? &frame.outer->base : NULL;
+}
+
+void zc__waitlist_wake_taken(const zc__taken *t) { wake_taken(t, false); }
+
+/* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
+static bool notify(zc__waitlist *wl, bool passing) {
+    /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
+     * the seq_cst operation that made the resource available or found it there, so a
+     * waiter that links after this load finds the resource in its re-check ([F2]). */
+    if (!zc__waitlist_has_waiters(wl)) return false;
+    lock(wl);
+    zc__node *n = wl->head;
+    zc__taken t;
+    if (n) {
+        check_linked(n, NULL);
+        take_node(wl, n, &t);
+    }
+    unlock(wl);
+    if (!n) return false;
+    wake_taken(&t, passing);
     return true;
 }
 

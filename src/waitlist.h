@@ -166,6 +166,28 @@ typedef void zc__pass_on_fn(void *arg);
  * (waitlist.c, "Pass-ons in a row"). */
 void zc__waitlist_pass_on(zc__waitlist *wl, zc__pass_on_fn *again, void *arg);
 
+/* A node taken off a list by zc__waitlist_take, whose wake is still to be made. */
+typedef struct zc__taken {
+    zc__waitlist *wl;
+    zc__node *node;
+    zc_waker waker;
+} zc__taken;
+
+/* Whether the caller takes linked node n (arg: the caller's), asked under the list's
+ * lock: it may read and write what the node's owner keeps beside it for this list (the
+ * owner changes that only under the same lock or while not linked). Must not block, take
+ * this list's lock, or wake anyone. */
+typedef bool zc__take_fn(zc__node *n, void *arg);
+
+/* Notify the oldest linked node that take(n, arg) accepts, if any: unlinked, WAKING and
+ * counted as notified (as a notify), but its wake is made only by
+ * zc__waitlist_wake_taken(t), which the caller calls once it holds no lock (waker rule
+ * 2). For a caller that hands something to the waiter under a lock of its own (a
+ * rendezvous channel's hand-off, rendezvous.c). Returns true with *t set if one was
+ * taken. O(linked nodes passed over). */
+bool zc__waitlist_take(zc__waitlist *wl, zc__take_fn *take, void *arg, zc__taken *t);
+void zc__waitlist_wake_taken(const zc__taken *t);
+
 /* Wake every waiter linked now, one at a time (close). A woken waiter that registers
  * again meanwhile goes to the back and is not woken again by this call. */
 void zc__waitlist_notify_all(zc__waitlist *wl);

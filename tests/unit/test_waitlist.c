@@ -222,6 +222,41 @@ static void test_step_off_keeps_a_held_wake_up_and_unlinks_a_waiting_node(void *
     assert_int_equal(wakes(&f, 1), 0);
 }
 
+/* A take's predicate: accepts the node *arg names. */
+static bool take_this(zc__node *n, void *arg) { return n == arg; }
+static bool take_none(zc__node *n, void *arg) {
+    (void)n, (void)arg;
+    return false;
+}
+
+static void test_take_notifies_the_node_the_caller_accepts_and_wakes_it_later(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f);
+    for (int i = 0; i < NODES; i++) zc__waitlist_register(&f.wl, &f.node[i], &f.w[i]);
+    zc__taken t;
+    assert_false(zc__waitlist_take(&f.wl, take_none, NULL, &t));
+    assert_int_equal(waiters(&f), NODES);
+    /* The middle node, passing over the oldest: unlinked and WAKING, not woken yet. */
+    assert_true(zc__waitlist_take(&f.wl, take_this, zc__node_of(&f.node[1]), &t));
+    assert_ptr_equal(t.node, zc__node_of(&f.node[1]));
+    assert_int_equal(node_state(&f, 1), ZC__WAKING);
+    assert_int_equal(waiters(&f), NODES - 1);
+    assert_int_equal(wakes(&f, 1), 0);
+    assert_int_equal(zc__waitlist_notified(&f.wl), 1);
+    zc__waitlist_wake_taken(&t);
+    assert_int_equal(wakes(&f, 1), 1);
+    assert_int_equal(node_state(&f, 1), ZC__WOKEN);
+    assert_true(zc__waitlist_unregister(&f.wl, &f.node[1])); /* it held the wake-up */
+    /* The others kept their order. */
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 0), 1);
+    assert_true(zc__waitlist_notify_one(&f.wl));
+    assert_int_equal(wakes(&f, 2), 1);
+    assert_false(zc__waitlist_take(&f.wl, take_this, zc__node_of(&f.node[0]), &t));
+    for (int i = 0; i < NODES; i++) (void)zc__waitlist_unregister(&f.wl, &f.node[i]);
+}
+
 static void test_unregister_of_an_idle_node_does_nothing(void **state) {
     (void)state;
     fixture f;
@@ -416,6 +451,7 @@ int main(void) {
         cmocka_unit_test(test_each_call_wakes_one_more_waiter_whatever_the_holders),
         cmocka_unit_test(test_notify_n_wakes_the_n_oldest_and_no_more_than_are_linked),
         cmocka_unit_test(test_step_off_keeps_a_held_wake_up_and_unlinks_a_waiting_node),
+        cmocka_unit_test(test_take_notifies_the_node_the_caller_accepts_and_wakes_it_later),
         cmocka_unit_test(test_unregister_of_an_idle_node_does_nothing),
         cmocka_unit_test(test_woken_node_registering_again_goes_to_the_front),
         cmocka_unit_test(test_idle_node_registering_again_goes_to_the_back),
