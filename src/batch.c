@@ -61,7 +61,7 @@ static zc_status chan_recv_many(zc__chan *ch, unsigned char *out, size_t max, si
 /* The arguments shared by every send_many form are valid (msgs may be NULL for a batch
  * of 0, which sends nothing and reads nothing). */
 static bool send_many_args_ok(zc__chan *ch, const void *msgs, size_t n, unsigned flags) {
-    if ((!msgs && n > 0) || (flags & ~ZC_ALL_OR_NOTHING)) return false;
+    if ((!msgs && n > 0) || (flags & ~ZC_ALL_OR_NOTHING) || ch->rv) return false;
     return !((flags & ZC_ALL_OR_NOTHING) && n > zc__queue_capacity(&ch->q));
 }
 
@@ -98,7 +98,7 @@ zc_status zc_try_send_many(zc_sender *tx, const void *msgs, size_t n, size_t *se
 zc_status zc_try_recv_many(zc_receiver *rx, void *out, size_t max, size_t *got) {
     ZC__CHECK_HANDLE(rx);
     if (got) *got = 0;
-    if (!rx || (!out && max > 0) || !got) return ZC_EINVAL;
+    if (!rx || (!out && max > 0) || !got || rx->ch->rv) return ZC_EINVAL;
     if (max == 0) return ZC_OK; /* a batch of 0: nothing to take */
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
@@ -248,7 +248,7 @@ zc_status zc_recv_many_poll(zc_recv_many *f, const zc_waker *w, void *out, size_
     ZC__CHECK_FUTURE(f, f->zc__rx);
     if (got) *got = 0;
     if (!f || !f->zc__rx) return ZC_EINVAL;
-    if (!w || !w->wake || (!out && max > 0) || !got) {
+    if (!w || !w->wake || (!out && max > 0) || !got || f->zc__rx->ch->rv) {
         zc_recv_many_cancel(f); /* rule 3 */
         return ZC_EINVAL;
     }

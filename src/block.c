@@ -8,13 +8,16 @@
 #include <zchan/block.h>
 
 #include "block_on.h"
+#include "rendezvous.h"
 #include "spin.h"
 
-/* One future of either kind, with what its poll needs. */
+/* One future of either kind, with what its poll needs; or a rendezvous channel's
+ * blocking receive, which waits with its place (rendezvous.h). */
 typedef struct op {
     union {
         zc_send send;
         zc_recv recv;
+        zc__rv_taker taker;
     } f;
     void *out; /* recv only */
 } op;
@@ -31,12 +34,30 @@ static zc_status recv_poll(void *o, const zc_waker *w) {
 
 static void recv_cancel(void *o) { zc_recv_cancel(&((op *)o)->f.recv); }
 
-/* The future run to a final status, its park sleeping at once (the caller has spun). */
+static zc_status taker_poll(void *o, const zc_waker *w) {
+    return zc__rv_taker_poll(&((op *)o)->f.taker, w);
+}
+
+static void taker_cancel(void *o) { (void)zc__rv_taker_cancel(&((op *)o)->f.taker); }
+
+/* The future run to a final status, its park sleeping at once (the caller has spun). A
+ * rendezvous send that timed out may have been taken before its cancel: then it was
+ * received, and says so. */
 static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit,
                            const char *call) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_poll, send_cancel, limit, false, call);
+    zc_status s = zc__block_on(&o, send_poll, send_cancel, limit, false, call);
+    return s == ZC_TIMEDOUT && zc__send_done(&o.f.send) ? ZC_OK : s;
+}
+
+/* A rendezvous channel's blocking receive, likewise: filled before its cancel, it
+ * received. */
+static zc_status taker_wait(zc__rv *rv, void *out, zc__limit limit, const char *call) {
+    op o;
+    zc__rv_taker_init(&o.f.taker, rv, out);
+    zc_status s = zc__block_on(&o, taker_poll, taker_cancel, limit, false, call);
+    return s == ZC_TIMEDOUT && o.f.taker.done ? ZC_OK : s;
 }
 
 static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit, const char *call) {
@@ -88,7 +109,8 @@ static zc_status after_first(zc__chan *ch, bool recv, spin_arg *a, zc__limit *li
  * CPU a sleeper leaves can run a thread that can move. */
 static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit,
                           const char *call) {
-    if (tx && msg) {
+    if (tx && msg && tx->ch->rv) return send_wait(tx, msg, limit, call); /* no spin: */
+    if (tx && msg) { /* a hand-off needs a partner, whom spinning would keep off the CPU */
         spin_arg a = {tx->ch, (void *)msg};
         zc_status s = send_attempt(&a);
         if (s == ZC_FULL || s == ZC_PENDING) s = after_first(tx->ch, false, &a, &limit);
@@ -98,6 +120,7 @@ static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit,
 }
 
 static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit, const char *call) {
+    if (rx && out && rx->ch->rv) return taker_wait(rx->ch->rv, out, limit, call);
     if (rx && out) {
         spin_arg a = {rx->ch, out};
         zc_status s = recv_attempt(&a);

@@ -13,6 +13,7 @@
 
 #include "backoff.h"
 #include "hooks.h"
+#include "rendezvous.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -44,25 +45,41 @@ static zc_weak_receiver *weak_receiver_new(zc__chan *ch) { return &ch->weak_rx; 
 #define HANDLE_RETIRE(h) ((void)0)
 #endif
 
-static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sender **tx,
+/* The kinds chan_new makes: a rendezvous channel is a ring of one slot that never holds
+ * a message (its close mark is the channel's) and a hand-off after it. */
+typedef enum chan_kind { KIND_BOUNDED, KIND_UNBOUNDED, KIND_RENDEZVOUS } chan_kind;
+
+static zc_status chan_new(size_t cap, chan_kind kind, const zc_config *cfg, zc_sender **tx,
                           zc_receiver **rx) {
     if (tx) *tx = NULL;
     if (rx) *rx = NULL;
-    if (!cfg || !tx || !rx || cfg->elem_size == 0 || (bounded && cap == 0)) return ZC_EINVAL;
+    if (!cfg || !tx || !rx || cfg->elem_size == 0 || (kind == KIND_BOUNDED && cap == 0))
+        return ZC_EINVAL;
+    if (kind == KIND_RENDEZVOUS) cap = 1;
+    size_t qcap = kind == KIND_UNBOUNDED ? 0 : cap;
 
     size_t slots;
-    zc_status s = zc__queue_storage_size(bounded ? cap : 0, cfg->elem_size, &slots);
+    zc_status s = zc__queue_storage_size(qcap, cfg->elem_size, &slots);
     if (s != ZC_OK) return s;
+    size_t rv_at = (slots + ZC_CACHE_LINE - 1) / ZC_CACHE_LINE * ZC_CACHE_LINE;
+    if (kind == KIND_RENDEZVOUS) slots = rv_at + sizeof(zc__rv);
     if (slots > SIZE_MAX - sizeof(zc__chan)) return ZC_EINVAL;
     /* One block, line-aligned (chan.h's layout); the slots after the struct. */
     void *mem;
     if (posix_memalign(&mem, ZC_CACHE_LINE, sizeof(zc__chan) + slots) != 0) return ZC_ENOMEM;
     zc__chan *ch = mem;
     memset(ch, 0, sizeof *ch);
-    s = zc__queue_init(&ch->q, bounded ? cap : 0, cfg->elem_size, ch + 1);
+    s = zc__queue_init(&ch->q, qcap, cfg->elem_size, ch + 1);
     if (s != ZC_OK) {
         free(ch);
         return s;
+    }
+    if (kind == KIND_RENDEZVOUS) {
+        ch->rv = (zc__rv *)(void *)((unsigned char *)(ch + 1) + rv_at);
+        zc__rv_init(ch->rv, &ch->q, &ch->send_waiters, &ch->recv_waiters, cfg->elem_size);
+        /* No inline first attempt: every operation takes the out-of-line path, which
+         * sends it to the hand-off. */
+        ch->q.ring8 = ch->q.segq8 = false;
     }
     zc__waitlist_init(&ch->recv_waiters);
     zc__waitlist_init(&ch->send_waiters);
@@ -93,11 +110,15 @@ static zc_status chan_new(size_t cap, bool bounded, const zc_config *cfg, zc_sen
 }
 
 zc_status zc_bounded(size_t cap, const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
-    return chan_new(cap, true, cfg, tx, rx);
+    return chan_new(cap, KIND_BOUNDED, cfg, tx, rx);
 }
 
 zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
-    return chan_new(0, false, cfg, tx, rx);
+    return chan_new(0, KIND_UNBOUNDED, cfg, tx, rx);
+}
+
+zc_status zc_rendezvous(const zc_config *cfg, zc_sender **tx, zc_receiver **rx) {
+    return chan_new(0, KIND_RENDEZVOUS, cfg, tx, rx);
 }
 
 static bool chan_close(zc__chan *ch) {
@@ -109,6 +130,7 @@ static bool chan_close(zc__chan *ch) {
         zc__waitlist_notify_all(&ch->recv_waiters);
         zc__waitlist_notify_all(&ch->send_waiters);
         zc__waitlist_notify_all(&ch->close_waiters);
+        if (ch->rv) zc__rv_close(ch->rv);
     }
     return closed;
 }
@@ -117,8 +139,9 @@ static bool chan_close(zc__chan *ch) {
  * build; after the last handle's acq_rel drop, [H1]). */
 static void check_no_futures(zc__chan *ch, const char *call) {
 #if ZCHAN_CHECKED
-    zc__waitlist *const lists[] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
-    zc__waitlist_check_none_pending(lists, 3, call, ch);
+    zc__waitlist *lists[6] = {&ch->recv_waiters, &ch->send_waiters, &ch->close_waiters};
+    if (ch->rv) zc__rv_lists(ch->rv, &lists[3]);
+    zc__waitlist_check_none_pending(lists, ch->rv ? 6 : 3, call, ch);
 #else
     (void)ch;
     (void)call;
@@ -380,11 +403,13 @@ static ZC__NOINLINE zc_status try_recv_slow(zc_receiver *rx, void *out) {
 
 /* The first attempts of a channel whose messages are not 8 bytes, out of line. */
 static ZC__NOINLINE zc_status try_send_first(zc_sender *tx, const void *msg, zc__chan *ch) {
+    if (ch->rv) return zc__rv_try_send(ch->rv, msg);
     if (zc__queue_push_first(&ch->q, msg)) return zc__chan_sent(ch);
     return try_send_slow(tx, msg);
 }
 
 static ZC__NOINLINE zc_status try_recv_first(zc_receiver *rx, void *out, zc__chan *ch) {
+    if (ch->rv) return zc__rv_try_recv(ch->rv, out);
     unsigned got = zc__queue_pop_first(&ch->q, out);
     if (got > 1) return zc__chan_received(ch); /* a slot freed */
     return got ? ZC_OK : try_recv_slow(rx, out);
@@ -434,6 +459,7 @@ zc_status zc_force_send(zc_sender *tx, const void *msg, void *evicted_out, bool 
     if (evicted) *evicted = false;
     if (!tx || !msg) return ZC_EINVAL;
     zc__chan *ch = tx->ch;
+    if (ch->rv) return zc__rv_try_send(ch->rv, msg); /* nothing held: nothing to evict */
     evict_to e = {ch, evicted_out};
     bool ev = false;
     zc_status s = zc__queue_force_push(&ch->q, msg, evict_msg, &e, &ev);
@@ -444,8 +470,8 @@ zc_status zc_force_send(zc_sender *tx, const void *msg, void *evicted_out, bool 
 }
 
 static void chan_info(zc__chan *ch, zc_info *out) {
-    out->len = zc__queue_len(&ch->q);
-    out->capacity = zc__queue_capacity(&ch->q);
+    out->len = ch->rv ? 0 : zc__queue_len(&ch->q);
+    out->capacity = ch->rv ? 0 : zc__queue_capacity(&ch->q);
     /* Relaxed: a snapshot; each count is read atomically. */
     out->senders = atomic_load_explicit(&ch->senders, memory_order_relaxed);
     out->receivers = atomic_load_explicit(&ch->receivers, memory_order_relaxed);

@@ -93,9 +93,13 @@ struct zc__chan {
 #endif
             void (*drop_msg)(void *msg, void *ctx);
             void *drop_ctx;
+            /* A rendezvous channel's hand-off (after the slots), NULL for the others: its
+             * queue holds nothing, and every operation goes through rendezvous.c. */
+            struct zc__rv *rv;
         };
     };
-    /* A bounded queue's slots follow (zc__queue_storage_size bytes). */
+    /* A bounded queue's slots follow (zc__queue_storage_size bytes), then a rendezvous
+     * channel's hand-off. */
 };
 
 /* The fields stay within the room of the line they are listed under. */

@@ -6,6 +6,7 @@
  * zc_try_send's in chan.c). A bounded queue that looks full (empty) is not attempted
  * before registering: the attempt after the registration decides anyway.
  */
+#include "rendezvous.h"
 #include "wait.h"
 
 void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
@@ -14,7 +15,7 @@ void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
     zc__waiter_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
-    f->zc__done = 0;
+    zc__send_set_done(f, 0);
 }
 
 void zc_recv_init(zc_recv *f, zc_receiver *rx) {
@@ -32,15 +33,19 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
         zc_send_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
         return ZC_EINVAL;
     }
-    if (f->zc__done) return (zc_status)(f->zc__done - 1);
+    /* Done and idle: complete (a rendezvous send a receiver completed is not idle until
+     * this poll has taken its node off). */
+    int done = zc__send_done(f);
+    if (done && zc__waitlist_is_idle(&f->zc__node)) return (zc_status)(done - 1);
     zc__chan *ch = f->zc__tx->ch;
+    if (ch->rv) return zc__rv_send_poll(ch->rv, f, w);
     void *msg = (void *)f->zc__msg;
     unsigned owed = 0;
     /* A linked node (zc__wait_slow) or a queue that looks full: the re-check decides. */
     zc_status s = zc__waitlist_is_linked(&f->zc__node) || zc__queue_looks_full(&ch->q)
                       ? ZC_FULL : zc__chan_send_attempt(ch, msg, &owed);
     s = zc__wait(ch, ZC__SIDE_SEND, &f->zc__node, w, zc__chan_send_attempt, msg, s, owed);
-    if (s == ZC_OK || s == ZC_CLOSED) f->zc__done = (int)s + 1;
+    if (s == ZC_OK || s == ZC_CLOSED) zc__send_set_done(f, (int)s + 1);
     return s;
 }
 
@@ -48,24 +53,28 @@ static ZC__NOINLINE zc_status send_poll_slow(zc_send *f, const zc_waker *w) {
  * are f's, passed on in registers. */
 static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc__chan *ch,
                                               const void *msg) {
-    if (!zc__queue_push_first(&ch->q, msg)) return send_poll_slow(f, w);
-    f->zc__done = ZC_OK + 1;
+    if (ch->rv || !zc__queue_push_first(&ch->q, msg)) return send_poll_slow(f, w);
+    zc__send_set_done(f, ZC_OK + 1);
     return zc__chan_sent(ch);
 }
 
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
-    ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
+#if ZCHAN_CHECKED
+    /* Done: tx may be gone. Read once: a rendezvous receiver may complete f meanwhile. */
+    zc_sender *live = f && !zc__send_done(f) ? f->zc__tx : NULL;
+    ZC__CHECK_FUTURE(f, live);
+#endif
     /* The fast path: a fresh future (never registered) whose first attempt sends. One
      * that is registered or holds a wake-up must be taken off its list after a send
      * (zc__wait does it). The node's state is read (acquire) before the other fields. */
     if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
         zc_sender *tx = f->zc__tx;
         const void *msg = f->zc__msg;
-        if (ZC__LIKELY(tx && msg && !f->zc__done)) {
+        if (ZC__LIKELY(tx && msg && !zc__send_done(f))) {
             zc__chan *ch = tx->ch;
             unsigned sent = zc__queue_push_first8(&ch->q, msg);
             if (ZC__LIKELY(sent == 1)) {
-                f->zc__done = ZC_OK + 1;
+                zc__send_set_done(f, ZC_OK + 1);
                 return zc__chan_sent(ch);
             }
             if (sent == ZC__QUEUE_FIRST_GENERIC) return send_poll_first(f, w, ch, msg);
@@ -75,11 +84,21 @@ zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
 }
 
 /* A cancel of a future that never waited, or completed, touches nothing but the future:
- * its handle need not be live then. */
+ * its handle need not be live then (a completed future's node is idle, but for a
+ * rendezvous send a receiver completed, which the hand-off takes off). */
 void zc_send_cancel(zc_send *f) {
-    if (!f || !f->zc__tx || f->zc__done || zc__waitlist_is_idle(&f->zc__node)) return;
+    if (!f || !f->zc__tx || zc__waitlist_is_idle(&f->zc__node)) return;
     ZC__CHECK_FUTURE(f, f->zc__tx);
-    zc__wait_cancel(f->zc__tx->ch, ZC__SIDE_SEND, &f->zc__node);
+    zc__chan *ch = f->zc__tx->ch;
+    if (ch->rv)
+        zc__rv_send_cancel(ch->rv, f);
+    else
+        zc__wait_cancel(ch, ZC__SIDE_SEND, &f->zc__node);
+}
+
+bool zc_send_abort(zc_send *f) {
+    zc_send_cancel(f);
+    return !f || zc__send_done(f) != (int)ZC_OK + 1;
 }
 
 /* Everything but the fast path of zc_recv_poll (as send_poll_slow). */
@@ -90,6 +109,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
         return ZC_EINVAL;
     }
     zc__chan *ch = f->zc__rx->ch;
+    if (ch->rv) return zc__rv_recv_poll(ch->rv, f, w, out);
     unsigned owed = 0;
     zc_status s = zc__waitlist_is_linked(&f->zc__node) || zc__queue_looks_empty(&ch->q)
                       ? ZC_EMPTY : zc__chan_recv_attempt(ch, out, &owed);
@@ -99,6 +119,7 @@ static ZC__NOINLINE zc_status recv_poll_slow(zc_recv *f, const zc_waker *w, void
 /* The first attempt of a channel whose messages are not 8 bytes, out of line. */
 static ZC__NOINLINE zc_status recv_poll_first(zc_recv *f, const zc_waker *w, void *out,
                                               zc__chan *ch) {
+    if (ch->rv) return recv_poll_slow(f, w, out);
     unsigned got = zc__queue_pop_first(&ch->q, out);
     if (got > 1) return zc__chan_received(ch); /* a slot freed */
     return got ? ZC_OK : recv_poll_slow(f, w, out);
@@ -124,5 +145,9 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
 void zc_recv_cancel(zc_recv *f) {
     if (!f || !f->zc__rx || zc__waitlist_is_idle(&f->zc__node)) return; /* as send's */
     ZC__CHECK_FUTURE(f, f->zc__rx);
-    zc__wait_cancel(f->zc__rx->ch, ZC__SIDE_RECV, &f->zc__node);
+    zc__chan *ch = f->zc__rx->ch;
+    if (ch->rv)
+        zc__rv_recv_cancel(ch->rv, f);
+    else
+        zc__wait_cancel(ch, ZC__SIDE_RECV, &f->zc__node);
 }

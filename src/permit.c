@@ -34,7 +34,7 @@ static zc_status permit_set(zc_permit *p, zc_sender *tx, zc_status s) {
 zc_status zc_try_reserve(zc_sender *tx, zc_permit *p) {
     ZC__CHECK_HANDLE(tx);
     if (!p) return ZC_EINVAL;
-    if (!tx) return permit_set(p, NULL, ZC_EINVAL);
+    if (!tx || tx->ch->rv) return permit_set(p, NULL, ZC_EINVAL); /* rendezvous: no slot */
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc_status s;
     /* ZC_PENDING: a receiver is mid-release on our slot; ZC_FULL would be false. */
@@ -54,7 +54,7 @@ void zc_reserve_init(zc_reserve *f, zc_sender *tx, zc_permit *p) {
 zc_status zc_reserve_poll(zc_reserve *f, const zc_waker *w) {
     ZC__CHECK_FUTURE(f, f->zc__done ? NULL : f->zc__tx); /* done: tx may be gone */
     if (!f || !f->zc__tx || !f->zc__permit) return ZC_EINVAL;
-    if (!w || !w->wake) {
+    if (!w || !w->wake || (!f->zc__done && f->zc__tx->ch->rv)) { /* rendezvous: no slot */
         zc_reserve_cancel(f); /* rule 3: not ZC_PENDING, so no wake may follow */
         return ZC_EINVAL;
     }

@@ -45,6 +45,7 @@
 
 #include "block_on.h"
 #include "backoff.h"
+#include "rendezvous.h"
 #include "wait.h"
 
 /* A case's kind, the mark of a node that select_finish found holding a wake-up, and
@@ -52,7 +53,8 @@
  * A timer case (CASE_AFTER) has no channel: its handle is the case itself (only to say
  * it is enabled), its deadline is kept in its out and msg words, and its node is never
  * registered (it stays IDLE, so select_finish and zc_select_disable pass it by). */
-enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8, CASE_AFTER = 16 };
+enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8, CASE_AFTER = 16,
+       CASE_OFFERED = 32 };
 
 /* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
  * the shuffled walks. Reached through a pointer (select_rng), so that a select run from
@@ -167,7 +169,7 @@ void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flag
     if (!s) return;
     s->zc__cases = cases;
     s->zc__n = n;
-    s->zc__flags = flags;
+    s->zc__flags = zc__rv_select_init_flags(flags);
     s->zc__start = n; /* none chosen yet: the walks are shuffled (file comment) */
 }
 
@@ -184,8 +186,16 @@ static zc__side case_side(const zc_select_case *c) {
     return case_is_recv(c) ? ZC__SIDE_RECV : ZC__SIDE_SEND;
 }
 
+/* The list the case's node waits on: its channel's list of its side, or a rendezvous
+ * channel's list of select cases of its kind (rendezvous.h). */
 static zc__waitlist *case_list(const zc_select_case *c) {
-    return zc__wait_list(case_chan(c), case_side(c));
+    zc__chan *ch = case_chan(c);
+    return ch->rv ? zc__rv_case_list(ch->rv, case_is_recv(c)) : zc__wait_list(ch, case_side(c));
+}
+
+/* The rendezvous hand-off of the case's channel; NULL for a timer or a buffered channel. */
+static zc__rv *case_rv(const zc_select_case *c) {
+    return case_is_timer(c) ? NULL : case_chan(c)->rv;
 }
 
 /* One attempt at the case's operation, its wakes owed (chan.h): ZC_OK, ZC_CLOSED,
@@ -224,10 +234,13 @@ static zc_status case_look(const zc_select_case *c) {
 static void select_finish(zc_select *s, size_t used, bool pass_on) {
     for (size_t i = 0; i < s->zc__n; i++) {
         zc_select_case *c = &s->zc__cases[i];
-        /* An idle node holds nothing: its handle is not looked at (it may be gone). */
+        c->zc__kind &= ~(unsigned)CASE_OFFERED;
+        /* An idle node holds nothing: its handle is not looked at (it may be gone). A
+         * rendezvous case is woken only when a peer completes it or at close: it has
+         * nothing to pass on. */
         if (c->zc__handle && !zc__waitlist_is_idle(&c->zc__node) &&
             zc__waitlist_unregister(case_list(c), &c->zc__node) &&
-            pass_on && i != used)
+            pass_on && i != used && !case_rv(c))
             c->zc__kind |= CASE_ABSORBED;
     }
     for (size_t i = 0; pass_on && i < s->zc__n; i++) {
@@ -238,9 +251,35 @@ static void select_finish(zc_select *s, size_t used, bool pass_on) {
     }
 }
 
+/* A select whose case `claimed` a rendezvous peer completed: its nodes off their lists,
+ * then the outcome, as the select's own completion would report it. */
+static zc_status select_claimed(zc_select *s, size_t claimed, size_t *index) {
+    select_finish(s, claimed, true);
+    zc__rv_select_leave(s);
+    s->zc__start = claimed + 1 < s->zc__n ? claimed + 1 : 0;
+    *index = claimed;
+    return ZC_OK;
+}
+
+/* The claim word keeps rendezvous peers off the select while the nodes go (a select
+ * with no rendezvous case finds it FREE). One a peer completed stays so, for its next
+ * poll to report. */
 void zc_select_cancel(zc_select *s) {
     if (s) check_cases(s->zc__cases, s->zc__n, true, __func__);
-    if (s && s->zc__cases) select_finish(s, s->zc__n, true);
+    if (!s || !s->zc__cases) return;
+    size_t claimed;
+    bool mine = zc__rv_select_enter(s, false, &claimed);
+    select_finish(s, mine ? s->zc__n : claimed, true);
+    if (mine) zc__rv_select_leave(s);
+}
+
+bool zc_select_abort(zc_select *s, size_t *index) {
+    zc_select_cancel(s);
+    size_t claimed;
+    if (!s || !zc__rv_select_claimed(s, &claimed)) return true;
+    size_t ignored;
+    (void)select_claimed(s, claimed, index ? index : &ignored);
+    return false;
 }
 
 void zc_select_disable(zc_select *s, size_t index) {
@@ -254,38 +293,50 @@ void zc_select_disable(zc_select *s, size_t index) {
     }
     zc__chan *ch = case_chan(c);
     zc__side side = case_side(c);
-    bool absorbed = zc__waitlist_unregister(case_list(c), &c->zc__node);
+    size_t claimed;
+    bool mine = zc__rv_select_enter(s, false, &claimed); /* as zc_select_cancel */
+    bool absorbed = zc__waitlist_unregister(case_list(c), &c->zc__node) && !ch->rv;
+    if (mine) zc__rv_select_leave(s);
     c->zc__handle = NULL; /* disabled before any wake it passes on can reach this select */
     if (absorbed) zc__wait_pass_on(ch, side);
 }
 
-/* Whether every enabled case has its buffer; *bad is the first that has not. Counts the
- * enabled cases into *live. */
-static bool cases_valid(const zc_select *s, size_t *bad, size_t *live) {
-    *live = 0;
+/* Whether every enabled case has its buffer, and a rendezvous case is in a select that
+ * can name it in its claim and performs what it chooses (not ZC_SELECT_READY: a peer
+ * completes a waiting rendezvous case); *bad is the first that has not. Counts the
+ * enabled cases into *live and those on rendezvous channels into *rv. */
+static bool cases_valid(const zc_select *s, size_t *bad, size_t *live, size_t *rv) {
+    *live = *rv = 0;
+    bool rv_ok = !(zc__rv_select_flags(s) & ZC_SELECT_READY) &&
+                 s->zc__n <= zc__rv_select_max_cases();
     for (size_t i = 0; i < s->zc__n; i++) {
         const zc_select_case *c = &s->zc__cases[i];
         if (!c->zc__handle) continue;
-        if (!case_is_timer(c) && (case_is_recv(c) ? !c->zc__out : !c->zc__msg)) {
+        bool rendezvous = case_rv(c) != NULL;
+        if ((!case_is_timer(c) && (case_is_recv(c) ? !c->zc__out : !c->zc__msg)) ||
+            (rendezvous && !rv_ok)) {
             *bad = i;
             return false;
         }
         ++*live;
+        *rv += rendezvous;
     }
     return true;
 }
 
-/* Check a poll's arguments: ZC_OK (with *live, the enabled cases), else ZC_EINVAL with
- * *index at the first bad case (n when the select itself is bad). */
-static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index, size_t *live) {
+/* Check a poll's arguments: ZC_OK (with *live, the enabled cases, and *rv, those on
+ * rendezvous channels), else ZC_EINVAL with *index at the first bad case (n when the
+ * select itself is bad). */
+static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index, size_t *live,
+                             size_t *rv) {
     size_t n = s->zc__n, bad = n;
     if (!s->zc__cases || n == 0) return ZC_EINVAL;
 #if SIZE_MAX > UINT32_MAX
     if (n > UINT32_MAX) return ZC_EINVAL; /* beyond zc__order; never registered, so no cancel */
 #endif
     if (!w || !w->wake || !index ||
-        (s->zc__flags & ~(ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED | ZC_SELECT_READY)) ||
-        !cases_valid(s, &bad, live)) {
+        zc__rv_select_bad(s) ||
+        !cases_valid(s, &bad, live, rv)) {
         zc_select_cancel(s); /* rule 3: not ZC_PENDING, so no wake may follow */
         if (index) *index = bad;
         return ZC_EINVAL;
@@ -305,12 +356,17 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
                       zc_status *st) {
     zc_select_case *c = &s->zc__cases[i];
     unsigned owed = 0;
-    bool look = s->zc__flags & ZC_SELECT_READY;
-    *st = look ? case_look(c) : case_try(c, &owed);
+    bool look = zc__rv_select_flags(s) & ZC_SELECT_READY;
+    zc__rv *rv = case_rv(c);
+    zc__taken partner;
+    bool took = false;
+    *st = look ? case_look(c)
+          : rv ? zc__rv_case_try(rv, c, s, case_is_recv(c), &partner, &took)
+               : case_try(c, &owed);
     /* A closed case is skipped: never ready, not registered (the mark, set or cleared at
      * each attempt), its node off the list; a wake-up it held is owed to nobody (the
      * close woke every waiter). */
-    bool skip = (s->zc__flags & ZC_SELECT_SKIP_CLOSED) && *st == ZC_CLOSED;
+    bool skip = (zc__rv_select_flags(s) & ZC_SELECT_SKIP_CLOSED) && *st == ZC_CLOSED;
     c->zc__kind &= ~(unsigned)CASE_CLOSED;
     if (skip) {
         c->zc__kind |= CASE_CLOSED;
@@ -331,22 +387,22 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     /* Every node; the chosen one used a wake-up it held from an earlier poll, while one
      * that came for this poll's registration may be unused: passed on (wait.h). A look
      * used none. A timer case owes nothing. */
+    zc__rv_select_finishing(s); /* rendezvous peers pass the select over from here */
     select_finish(s, *registered || look ? s->zc__n : i, true);
+    if (took) zc__waitlist_wake_taken(&partner); /* the partner's operation completed */
     if (owed > 0) zc__wait_pay(case_chan(c), case_side(c), owed);
     return true;
 }
 
-zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
-    if (!s) return ZC_EINVAL;
-    size_t n = s->zc__n, live;
-    if (index) *index = n;
-    zc_status st = select_args(s, w, index, &live);
-    if (st != ZC_OK) return st;
-    check_cases(s->zc__cases, n, false, __func__);
-    if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
-
+/* The walks of one poll: attempt every case, register them all, attempt again. A poll
+ * that must be polled again soon wakes itself, or with wake_later sets it for its
+ * caller to do once the select is no longer BUSY (an executor may poll from inside). */
+static zc_status select_walks(zc_select *s, const zc_waker *w, size_t *index, size_t live,
+                              bool *wake_later) {
+    size_t n = s->zc__n;
+    zc_status st;
     /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
-    size_t start = (s->zc__flags & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
+    size_t start = (zc__rv_select_flags(s) & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
     uint64_t *rng = NULL; /* not NULL: the walks are shuffled */
     if (start >= n) { /* from the identity (walk_next) */
         rng = select_rng();
@@ -375,16 +431,73 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
         if (registered) {
             /* A peer is between claiming and publishing a slot a case needs: it cannot
              * be relied on to wake us, so ask to be polled again soon (as wait.c). */
-            if (wr.busy) zc__wake_self(w);
+            if (wr.busy && wake_later)
+                *wake_later = true;
+            else if (wr.busy)
+                zc__wake_self(w);
             return ZC_PENDING;
         }
         for (size_t i = 0; i < n; i++) {
             zc_select_case *c = &s->zc__cases[i];
-            if (c->zc__handle && !(c->zc__kind & (CASE_CLOSED | CASE_AFTER)))
+            if (!c->zc__handle || (c->zc__kind & (CASE_CLOSED | CASE_AFTER))) continue;
+            zc__rv *rv = case_chan(c)->rv;
+            if (!rv)
                 zc__waitlist_register(case_list(c), &c->zc__node, w); /* [F2] */
+            else if (zc__rv_case_register(rv, c, s, case_is_recv(c), w) && !case_is_recv(c))
+                c->zc__kind |= CASE_OFFERED; /* a new offer: announced once it may be taken */
         }
         registered = true; /* and re-check every case */
     }
+}
+
+/* The rendezvous send cases' offers, made or made again by this poll, announced to one
+ * receive future asking on each channel (rendezvous.h): the select may be claimed now. */
+static void select_announce(zc_select *s) {
+    for (size_t i = 0; i < s->zc__n; i++) {
+        zc_select_case *c = &s->zc__cases[i];
+        if (!(c->zc__kind & CASE_OFFERED)) continue;
+        c->zc__kind &= ~(unsigned)CASE_OFFERED;
+        zc__rv_wake_asking(case_chan(c)->rv);
+    }
+}
+
+/* A walk over a select with rendezvous cases: its claim word BUSY while it attempts and
+ * registers; walked again if a peer passed it over meanwhile (its offer or place is
+ * registered by then: the walk finds it), with every offer announced again. */
+static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index,
+                                 size_t live) {
+    size_t claimed;
+    if (!zc__rv_select_enter(s, true, &claimed)) return select_claimed(s, claimed, index);
+    zc__backoff backoff = ZC__BACKOFF_INIT;
+    zc_status st;
+    bool wake_later = false;
+    while ((st = select_walks(s, w, index, live, &wake_later)) == ZC_PENDING &&
+           !zc__rv_select_wait(s)) {
+        for (size_t i = 0; i < s->zc__n; i++) {
+            zc_select_case *c = &s->zc__cases[i];
+            if (case_rv(c) && !case_is_recv(c) && zc__waitlist_is_linked(&c->zc__node))
+                c->zc__kind |= CASE_OFFERED;
+        }
+        zc__backoff_snooze(&backoff);
+    }
+    if (st != ZC_PENDING) {
+        zc__rv_select_leave(s);
+        return st;
+    }
+    select_announce(s);
+    if (wake_later) zc__wake_self(w);
+    return ZC_PENDING;
+}
+
+zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
+    if (!s) return ZC_EINVAL;
+    size_t n = s->zc__n, live, rv;
+    if (index) *index = n;
+    zc_status st = select_args(s, w, index, &live, &rv);
+    if (st != ZC_OK) return st;
+    check_cases(s->zc__cases, n, false, __func__);
+    if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
+    return rv ? select_walks_rv(s, w, index, live) : select_walks(s, w, index, live, NULL);
 }
 
 /* zc_select_timeout's future: the select and where its index goes. */
@@ -399,6 +512,15 @@ static zc_status select_op_poll(void *op, const zc_waker *w) {
 }
 
 static void select_op_cancel(void *op) { zc_select_cancel(&((select_op *)op)->sel); }
+
+/* After a blocking select timed out: a rendezvous peer may have completed a case before
+ * the cancel (the select stayed claimed); that case is the outcome. */
+static zc_status select_op_outcome(select_op *o, zc_status s) {
+    size_t claimed;
+    if (s != ZC_TIMEDOUT || !zc__rv_select_claimed(&o->sel, &claimed)) return s;
+    size_t ignored;
+    return select_claimed(&o->sel, claimed, o->index ? o->index : &ignored);
+}
 
 /* A new select run to a final status or to limit. A timer case that comes first ends the
  * wait at its deadline; the poll after it finds that case ready. */
@@ -420,6 +542,7 @@ static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
         s = zc__block_on(&o, select_op_poll, select_op_cancel, zc__limit_until(limit_ns),
                          true, call);
     }
+    s = select_op_outcome(&o, s);
     if (s == ZC_TIMEDOUT && index) *index = n;
     return s;
 }

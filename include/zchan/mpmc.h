@@ -3,7 +3,7 @@
  * The MPMC channel: any number of senders and receivers, each message received by
  * exactly one receiver, in the order the messages were sent.
  *
- * Two flavours behind one handle type:
+ * Three flavours behind one handle type:
  * - bounded (zc_bounded): a lock-free ring of exactly cap slots, any cap >= 1, with
  *   per-slot {lap, index} stamps. Source: D. Vyukov, "Bounded MPMC queue" (1024cores.net),
  *   as generalised by crossbeam-channel's array flavour (mark bit for close, no
@@ -12,6 +12,9 @@
  *   and frees each segment once its messages have been received (see zc_unbounded).
  *   Source: crossbeam-channel's list flavour, with a retire list in place of its
  *   per-receive READ bit.
+ * - rendezvous (zc_rendezvous): no buffer; a send completes when a receiver takes its
+ *   message (a hand-off). Source: Go's unbuffered channels, crossbeam-channel's zero
+ *   flavour.
  *
  * Waiting futures sit in intrusive FIFO waiter lists, one per side; with no waiter the
  * only extra cost of an operation is one atomic load (see src/waitlist.c).
@@ -138,6 +141,52 @@ ZC_EXPORT zc_status zc_bounded(size_t cap, const zc_config *cfg, zc_sender **tx,
  * Source: crossbeam-channel list flavour (segments freed by their last reader).
  */
 ZC_EXPORT zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiver **rx);
+
+/**
+ * Create a rendezvous channel of cfg->elem_size-byte messages: no buffer, so a send
+ * completes only when a receiver takes its message, at that moment (a hand-off, as Go's
+ * `make(chan T)` and crossbeam's `bounded(0)`). Same handles, futures, blocking calls,
+ * select cases and close as the other flavours; what differs:
+ *
+ * - A send that returned ZC_OK was received: its message is in a receiver's hands. A
+ *   send future waits as an offer (its message stays in the caller's memory, as for
+ *   every send future); a receiver that comes takes the message from there, which
+ *   completes the send: its next poll returns ZC_OK. A send cancelled, timed out or
+ *   closed before a receiver took it sent nothing. A send future a receiver completed
+ *   between its ZC_PENDING poll and a zc_send_cancel stays completed (as a cancel
+ *   leaves every completed future): its next poll returns ZC_OK and sends nothing
+ *   more; the blocking and timed sends report it as ZC_OK.
+ * - zc_try_send succeeds only into a receiver waiting with a place for the message: a
+ *   blocked receiver (zc_recv_blocking and its timed forms) or a pending select receive
+ *   case; else ZC_FULL (ZC_CLOSED once closed). A receive future has no place until
+ *   its next poll (its out comes with that poll): a send future's offer wakes one
+ *   waiting receive future, which takes the message when it is polled.
+ * - zc_try_recv succeeds only if a sender is waiting (a send future, a blocked sender, a
+ *   pending select send case); else ZC_EMPTY (ZC_CLOSED once closed). A receive that
+ *   was cancelled or timed out took nothing; a blocking receive a sender filled before
+ *   its deadline passed returns ZC_OK.
+ * - After close, sends and receives return ZC_CLOSED (there are no messages to drain);
+ *   waiting senders get ZC_CLOSED with their messages still theirs. drop_msg is never
+ *   called: the channel never holds a message.
+ * - zc_info: capacity 0, len 0. zc_force_send is zc_try_send (nothing held to evict).
+ *   The batch calls (zchan/batch.h) and reservations (zchan/permit.h) return ZC_EINVAL:
+ *   there is no slot to fill or reserve.
+ * - Cost: every operation takes the channel's lock (a spinlock) for its look for a
+ *   partner and the copy, as Go's channel does; the fast lock-free paths of the
+ *   buffered flavours do not apply.
+ *
+ * @param cfg  Element size and optional drop_msg (never called); read during the call.
+ * @param tx   Receives the first sender handle; owned by the caller.
+ * @param rx   Receives the first receiver handle; owned by the caller.
+ * @return ZC_OK; ZC_EINVAL (cfg, tx or rx NULL, elem_size 0 or too large); ZC_ENOMEM.
+ *         On failure *tx and *rx (where not NULL) are NULL. (zc_bounded(0, ...) stays
+ *         ZC_EINVAL.)
+ *
+ * Thread safety: any thread.
+ * Source: Go's runtime/chan.go (waiting senders and receivers queued, the copy made by
+ *         the party that finds its partner); crossbeam-channel's zero flavour.
+ */
+ZC_EXPORT zc_status zc_rendezvous(const zc_config *cfg, zc_sender **tx, zc_receiver **rx);
 
 /**
  * Make another sender handle for the same channel.
@@ -499,14 +548,30 @@ ZC_EXPORT zc_status zc_send_poll(zc_send *f, const zc_waker *w);
 /**
  * Cancel a send: deregister it (passing on any wake-up it absorbed) and return it to its
  * just-initialised state. The message was not sent and is still the caller's. A
- * never-polled or completed future is left as it is. When cancel returns, the waker is
- * not running and will not be called (unless cancel is called from inside that wake).
+ * never-polled or completed future is left as it is; so is a send on a rendezvous
+ * channel that a receiver completed after its last ZC_PENDING poll (its next poll
+ * returns ZC_OK: zc_send_abort says which it was). When cancel returns, the waker is not
+ * running and will not be called (unless cancel is called from inside that wake).
  *
  * @param f  The future; NULL does nothing.
  *
  * Thread safety: the future's owner; may be called from inside the future's own wake.
  */
 ZC_EXPORT void zc_send_cancel(zc_send *f);
+
+/**
+ * Cancel a send as zc_send_cancel does, and say whether its message is still the
+ * caller's. Only on a rendezvous channel can a pending send complete without a poll (a
+ * receiver takes the message from the future): a cancel that comes too late then finds
+ * it sent, and this is how its owner learns so without polling again.
+ *
+ * @param f  The future; NULL returns true.
+ * @return true if nothing was sent (cancelled, never polled, or completed with
+ *         ZC_CLOSED); false if the send completed with ZC_OK (the message moved).
+ *
+ * Thread safety: as zc_send_cancel.
+ */
+ZC_EXPORT bool zc_send_abort(zc_send *f);
 
 /**
  * Prepare a receive future (also a stream: after ZC_OK it may be polled for the next

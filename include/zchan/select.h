@@ -32,6 +32,17 @@
  * R. Durstenfeld's shuffle (Algorithm 235, CACM 1964); D. Lemire's bounded random
  * integers (ACM TOMACS 2019).
  *
+ * Rendezvous channels (zc_rendezvous): a hand-off needs both parties, so a select's case
+ * on such a channel, while the select waits, is an offer (send) or a place (receive) that
+ * a peer completes: the peer claims the whole select first, so that it completes that
+ * one case and no other, and the select's next poll reports it (ZC_OK, its index). Two
+ * threads each selecting on the other's rendezvous channels meet; a select never pairs
+ * with itself (a send and a receive case on one channel). A cancel that comes after a
+ * peer completed a case leaves the select completed (zc_select_abort tells). Such cases
+ * cannot be used with ZC_SELECT_READY (ZC_EINVAL): a waiting one would be completed.
+ * Source: Go's select over unbuffered channels (a waiting select's selectDone claimed
+ * once); crossbeam-channel's zero flavour (a waiting context selected once).
+ *
  * A case whose handle is NULL is disabled, like a nil channel in Go: never tried, never
  * registered. A select loop disables a case whose channel reported ZC_CLOSED with
  * zc_select_disable; once every case is disabled the select reports ZC_CLOSED with
@@ -235,7 +246,8 @@ ZC_EXPORT uint64_t zc_select_deadline(const zc_select *s);
  *         ZC_CLOSED with *index == n when every case is disabled, or with
  *         ZC_SELECT_SKIP_CLOSED when every enabled case is closed; ZC_PENDING (registered with w, see waker.h);
  *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than UINT32_MAX,
- *         unknown flags, or case *index has a NULL out or msg). Any status but
+ *         unknown flags, case *index has a NULL out or msg, or is on a rendezvous
+ *         channel in a ZC_SELECT_READY select or one of more than 2^29 - 5 cases). Any status but
  *         ZC_PENDING leaves nothing registered.
  *
  * Thread safety: one poll, cancel or disable of s at a time; any number of selects and
@@ -256,14 +268,31 @@ ZC_EXPORT zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *inde
  * Cancel a pending select: take every case off its channel's waiter list, passing on
  * any wake-up a case had absorbed. Nothing was taken or sent. The select returns to its
  * just-initialised state (its next starting case is kept). A never-polled or completed select is
- * left as it is. When cancel returns, the waker is not running and will not be called
- * (unless cancel is called from inside that wake).
+ * left as it is; so is one whose rendezvous case a peer completed after its last
+ * ZC_PENDING poll (its next poll reports that case: zc_select_abort says which it was).
+ * When cancel returns, the waker is not running and will not be called (unless cancel
+ * is called from inside that wake).
  *
  * @param s  The select; NULL does nothing.
  *
  * Thread safety: the select's owner; may be called from inside the select's own wake.
  */
 ZC_EXPORT void zc_select_cancel(zc_select *s);
+
+/**
+ * Cancel s as zc_select_cancel does, and say whether a rendezvous peer had completed a
+ * case first (only a rendezvous case completes without a poll of the select).
+ *
+ * @param s      The select; NULL returns true.
+ * @param index  Receives the case a peer completed, when this returns false; may be
+ *               NULL.
+ * @return true if nothing was done (the select is as just initialised); false if case
+ *         *index completed with ZC_OK (its message received or sent): the selection is
+ *         over, as if a poll had reported it, and the select is ready for the next one.
+ *
+ * Thread safety: as zc_select_cancel.
+ */
+ZC_EXPORT bool zc_select_abort(zc_select *s, size_t *index);
 
 /**
  * Disable case index of s: later polls neither try it nor register it. If s is pending,

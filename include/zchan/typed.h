@@ -26,6 +26,7 @@
  *                               void *drop_ctx, name_sender **tx, name_receiver **rx)
  *                                                                             zc_bounded
  *   zc_status name_unbounded_with(drop_msg, drop_ctx, tx, rx)               zc_unbounded
+ *   zc_status name_rendezvous(name_sender **tx, name_receiver **rx)        zc_rendezvous
  *   name_sender *name_sender_clone(name_sender *tx)                      zc_sender_clone
  *   void name_sender_drop(name_sender *tx)                                zc_sender_drop
  *   bool name_sender_close(name_sender *tx)                              zc_sender_close
@@ -436,6 +437,15 @@
     ZC__TYPED_FN zc_status name##_unbounded(name##_sender **zc__tx,                        \
                                             name##_receiver **zc__rx) {                    \
         return name##_unbounded_with(NULL, NULL, zc__tx, zc__rx);                          \
+    }                                                                                      \
+    ZC__TYPED_FN zc_status name##_rendezvous(name##_sender **zc__tx,                       \
+                                             name##_receiver **zc__rx) {                   \
+        zc_config zc__cfg;                                                                 \
+        zc__cfg.elem_size = sizeof(T);                                                     \
+        zc__cfg.drop_msg = NULL; /* a rendezvous channel holds no message */               \
+        zc__cfg.drop_ctx = NULL;                                                           \
+        return zc_rendezvous(&zc__cfg, ZC__CAST(zc_sender **, zc__tx),                     \
+                             ZC__CAST(zc_receiver **, zc__rx));                            \
     }                                                                                      \
                                                                                            \
     ZC__TYPED_FN zc_status name##_try_recv(name##_receiver *zc__rx, T *zc__out) {          \

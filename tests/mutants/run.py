@@ -41,6 +41,17 @@ class Mutant:
 
 MUTANTS = [
     # ---- caught by a named test (the default run) ----
+    Mutant("rv_offer_wakes_nobody", "src/rendezvous.c",
+           "    else if (offered) (void)zc__waitlist_notify_one(rv->asking);",
+           "    else if (offered && 0) (void)zc__waitlist_notify_one(rv->asking);",
+           test="test_rendezvous"),
+    Mutant("rv_cancel_keeps_wake_up", "src/rendezvous.c",
+           "    if (held && has_offer(rv)) (void)zc__waitlist_notify_one(rv->asking);",
+           "    if (held && has_offer(rv) && 0) (void)zc__waitlist_notify_one(rv->asking);",
+           test="test_rendezvous"),
+    Mutant("rv_select_claim_kept", "src/select.c",
+           "    select_finish(s, claimed, true);\n    zc__rv_select_leave(s);",
+           "    select_finish(s, claimed, true);", test="test_rendezvous"),
     Mutant("deadline_wraps", "src/clock.c",
            "return timeout_ns >= ZC__NO_DEADLINE - now ? ZC__NO_DEADLINE : now + timeout_ns;",
            "return now + timeout_ns;", test="test_park"),

@@ -14,6 +14,11 @@
  *   permit    (sends only; receives as mixed) the two-phase send: reserve a place through
  *             a zc_reserve future (random cancels as above) or zc_reserve_blocking, then
  *             with probability --cancel release it and start over, else commit into it.
+ * With --rendezvous the channel is a rendezvous one (zc_rendezvous; --cap is ignored):
+ * every send is a hand-off, permit mode is refused, and a try that finds no partner
+ * waits once with zc_send_timeout / zc_recv_timeout before it tries again (two tries
+ * never meet each other: a try meets only a waiting partner), so the timed-out and
+ * completed-before-cancel outcomes are exercised too.
  * Producers drop their senders when done, so the last one closes the channel; consumers
  * run until ZC_CLOSED, which must come only after every sender is gone and the channel
  * is drained.
@@ -45,6 +50,7 @@ static const char *const kind_names[] = {"blocking", "futures", "try", "permit",
 typedef struct options {
     uint32_t producers, consumers, messages;
     size_t cap; /* 0: unbounded */
+    bool rendezvous;
     op_kind mode;
     double cancel;
     uint64_t seed;
@@ -82,7 +88,8 @@ struct run {
 static op_kind pick(worker *w, bool send) {
     op_kind mode = w->run->opt.mode;
     if (mode == OP_MIXED || (mode == OP_PERMIT && !send))
-        return (op_kind)(stress_rng_next(&w->base.rng) % (send ? 4 : 3));
+        return (op_kind)(stress_rng_next(&w->base.rng) %
+                         (send && !w->run->opt.rendezvous ? 4 : 3));
     return mode;
 }
 
@@ -164,7 +171,14 @@ static zc_status send_one(worker *w, const stress_msg *m) {
         return send_future(w, m);
     default:
         stress_set_doing(&w->base, "zc_try_send loop");
-        while ((st = zc_try_send(w->tx, m)) == ZC_FULL) sched_yield();
+        while ((st = zc_try_send(w->tx, m)) == ZC_FULL) {
+            if (!w->run->opt.rendezvous) {
+                sched_yield();
+                continue;
+            }
+            stress_set_doing(&w->base, "zc_send_timeout after a try");
+            if ((st = zc_send_timeout(w->tx, m, 100000)) != ZC_TIMEDOUT) return st;
+        }
         return st;
     }
 }
@@ -179,7 +193,14 @@ static zc_status recv_one(worker *w, stress_msg *out) {
         return recv_future(w, out);
     default:
         stress_set_doing(&w->base, "zc_try_recv loop");
-        while ((st = zc_try_recv(w->rx, out)) == ZC_EMPTY) sched_yield();
+        while ((st = zc_try_recv(w->rx, out)) == ZC_EMPTY) {
+            if (!w->run->opt.rendezvous) {
+                sched_yield();
+                continue;
+            }
+            stress_set_doing(&w->base, "zc_recv_timeout after a try");
+            if ((st = zc_recv_timeout(w->rx, out, 100000)) != ZC_TIMEDOUT) return st;
+        }
         return st;
     }
 }
@@ -268,6 +289,7 @@ static void usage(const char *argv0, int status) {
             "  -n, --messages N    messages per producer (default 10000; times\n"
             "                      ZCHAN_STRESS_SCALE)\n"
             "  -k, --cap N         capacity; 0 = unbounded (default 16)\n"
+            "  -r, --rendezvous    a rendezvous channel (no capacity; not with permit)\n"
             "  -m, --mode M        blocking | futures | try | permit | mixed (default mixed)\n"
             "  -x, --cancel P      probability in [0, 1) of cancelling a pending future\n"
             "                      (default 0.1)\n"
@@ -290,13 +312,14 @@ static options parse(int argc, char **argv) {
     static const struct option longs[] = {{"producers", required_argument, NULL, 'p'},
                                           {"consumers", required_argument, NULL, 'c'},
                                           {"mode", required_argument, NULL, 'm'},
+                                          {"rendezvous", no_argument, NULL, 'r'},
                                           STRESS_COMMON_LONGS,
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     stress_common_args common = {&o.messages, &o.cap, 0, SIZE_MAX, &o.cancel, &o.seed,
                                  &o.stall_s};
     int c;
-    while ((c = getopt_long(argc, argv, "p:c:n:k:m:x:s:w:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:c:n:k:m:x:s:w:rh", longs, NULL)) != -1) {
         switch (c) {
         case 'p':
             o.producers = (uint32_t)stress_arg_num("--producers", optarg, 1, 4096);
@@ -311,6 +334,9 @@ static options parse(int argc, char **argv) {
             o.mode = (op_kind)k;
             break;
         }
+        case 'r':
+            o.rendezvous = true;
+            break;
         case 'h':
             usage(argv[0], 0);
             break;
@@ -318,7 +344,7 @@ static options parse(int argc, char **argv) {
             if (!stress_common_arg(&common, c, optarg)) usage(argv[0], 2);
         }
     }
-    if (optind != argc) usage(argv[0], 2);
+    if (optind != argc || (o.rendezvous && o.mode == OP_PERMIT)) usage(argv[0], 2);
     o.messages = stress_scaled(o.messages);
     return o;
 }
@@ -329,13 +355,21 @@ int main(int argc, char **argv) {
     const options *o = &r.opt;
     uint32_t threads = o->producers + o->consumers;
     printf("stress_mpmc: P=%" PRIu32 " C=%" PRIu32 " messages=%" PRIu32
-           " cap=%zu mode=%s cancel=%g seed=%" PRIu64 "\n",
-           o->producers, o->consumers, o->messages, o->cap, kind_names[o->mode], o->cancel,
-           o->seed);
+           " cap=%zu%s mode=%s cancel=%g seed=%" PRIu64 "\n",
+           o->producers, o->consumers, o->messages, o->cap,
+           o->rendezvous ? " (rendezvous)" : "", kind_names[o->mode], o->cancel, o->seed);
     fflush(stdout);
 
     zc_sender *tx;
-    stress_channel_new(o->cap, &tx, &r.rx);
+    if (o->rendezvous) {
+        zc_config cfg = {.elem_size = sizeof(stress_msg)};
+        if (zc_rendezvous(&cfg, &tx, &r.rx) != ZC_OK) {
+            fprintf(stderr, "FAIL: creating the rendezvous channel\n");
+            return 1;
+        }
+    } else {
+        stress_channel_new(o->cap, &tx, &r.rx);
+    }
     stress_ledger_init(&r.ledger, o->producers, o->messages);
     stress_gate_init(&r.gate);
     atomic_init(&r.senders_done, 0);

@@ -93,6 +93,30 @@ static void test_typed_force_send_and_weak_handles(void **state) {
     readings_weak_receiver_drop(wrx2);
 }
 
+/* A typed rendezvous channel: its send future is an offer a typed try_recv completes. */
+static void test_typed_rendezvous_hands_off(void **state) {
+    (void)state;
+    readings_sender *tx;
+    readings_receiver *rx;
+    assert_int_equal(readings_rendezvous(&tx, &rx), ZC_OK);
+    assert_int_equal(readings_try_send(tx, make_reading(6)), ZC_FULL);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    readings_send f;
+    readings_send_init(&f, tx, make_reading(7));
+    assert_int_equal(readings_send_poll(&f, &w), ZC_PENDING);
+    reading got;
+    assert_int_equal(readings_try_recv(rx, &got), ZC_OK);
+    expect_reading(&got, 7);
+    assert_int_equal(readings_send_poll(&f, &w), ZC_OK);
+    zc_info info;
+    assert_int_equal(readings_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.capacity, 0);
+    readings_sender_drop(tx);
+    readings_receiver_drop(rx);
+}
+
 static void test_typed_channel_info_clone_close_and_drop(void **state) {
     (void)state;
     readings_sender *tx;
@@ -696,6 +720,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_typed_bounded_round_trip_keeps_every_field),
         cmocka_unit_test(test_typed_channel_info_clone_close_and_drop),
+        cmocka_unit_test(test_typed_rendezvous_hands_off),
         cmocka_unit_test(test_typed_force_send_and_weak_handles),
         cmocka_unit_test(test_typed_with_constructors_pass_drop_msg_through),
         cmocka_unit_test(test_typed_constructors_reject_bad_arguments),

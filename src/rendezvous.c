@@ -1,0 +1,414 @@
+/*
+ * rendezvous.c: the hand-off of a rendezvous channel (rendezvous.h).
+ *
+ * Ordering map:
+ *   [V1] lock acquire (exchange, acquire) <-> [V2] unlock (store, release): the looks for
+ *        a partner, the copies, the completion marks (zc_send's zc__done, a taker's
+ *        done) and the registrations on every list of the hand-off are made under it.
+ *   A taken waiter is WAKING when the lock is let go; its owner reads the completion
+ *   under the lock, or after [W2] (waitlist.c) once its node is WOKEN.
+ *   Close: the close mark's seq_cst set, then each list's notify_all  <->  a
+ *   registration's seq_cst count ([F2]), then its look at the mark under the list's lock
+ *   (zc__waitlist_register_unless with closed_now): either the sweep wakes the waiter or
+ *   the waiter sees the mark.
+ */
+#include "rendezvous.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "backoff.h"
+#include "wake.h"
+
+void zc__rv_init(zc__rv *rv, const zc__queue *q, zc__waitlist *offers, zc__waitlist *asking,
+                 size_t elem_size) {
+    atomic_init(&rv->locked, false);
+    rv->elem_size = elem_size;
+    rv->q = q;
+    rv->offers = offers;
+    rv->asking = asking;
+    zc__waitlist_init(&rv->takers);
+    zc__waitlist_init(&rv->sel_send);
+    zc__waitlist_init(&rv->sel_recv);
+}
+
+void zc__rv_close(zc__rv *rv) {
+    zc__waitlist_notify_all(&rv->takers);
+    zc__waitlist_notify_all(&rv->sel_send);
+    zc__waitlist_notify_all(&rv->sel_recv);
+}
+
+void zc__rv_lists(zc__rv *rv, zc__waitlist *lists[3]) {
+    lists[0] = &rv->takers;
+    lists[1] = &rv->sel_send;
+    lists[2] = &rv->sel_recv;
+}
+
+static void rv_lock(zc__rv *rv) {
+    zc__backoff b = ZC__BACKOFF_INIT;
+    for (;;) {
+        /* [V1] acquire: the previous holder's hand-offs and registrations are visible. */
+        if (!atomic_exchange_explicit(&rv->locked, true, memory_order_acquire)) return;
+        /* Relaxed: only waits for the lock to look free (test-and-test-and-set). */
+        while (atomic_load_explicit(&rv->locked, memory_order_relaxed)) zc__backoff_snooze(&b);
+    }
+}
+
+static void rv_unlock(zc__rv *rv) {
+    atomic_store_explicit(&rv->locked, false, memory_order_release); /* [V2] */
+}
+
+/* A registration's re-check (zc__ready_fn): the close mark, seq_cst ([F2]). */
+static bool closed_now(void *rv) { return zc__queue_is_closed(((zc__rv *)rv)->q); }
+
+/* A poll waits out a peer's wake call on its node (WAKING) only without the lock, so
+ * that the lock is never held for as long as somebody else's wake function runs:
+ *   settle, before the lock: a node a peer took or woke becomes WOKEN, its wake-up kept
+ *   (zc__waitlist_step_off); a node still linked keeps its place;
+ *   off_list, under the lock, for a poll that completes: a linked node is unlinked (no
+ *   peer can take or wake it afterwards); true for one a peer took or woke meanwhile,
+ *   which the poll unregisters once the lock is let go. */
+static void settle(zc__waitlist *wl, zc__waiter *node) {
+    if (zc__waitlist_holds_wake(node)) (void)zc__waitlist_step_off(wl, node);
+}
+
+static bool off_list(zc__waitlist *wl, zc__waiter *node) {
+    if (zc__waitlist_is_idle(node)) return false;
+    if (!zc__waitlist_is_linked(node)) return true;
+    (void)zc__waitlist_unregister(wl, node);
+    return false;
+}
+
+/* ---- Taking a partner (zc__take_fn, under the hand-off's lock and the list's) ------- */
+
+typedef struct handoff {
+    zc__rv *rv;
+    void *buf;             /* a receive's place, or a send's message */
+    const zc_select *self; /* the select taking, whose own cases it passes over; or NULL */
+} handoff;
+
+/* A send future's offer: its message copied out, its send complete. */
+static bool take_offer(zc__node *n, void *arg) {
+    handoff *h = arg;
+    zc_send *f = (zc_send *)(void *)n;
+    memcpy(h->buf, f->zc__msg, h->rv->elem_size);
+    zc__send_set_done(f, (int)ZC_OK + 1);
+    return true;
+}
+
+/* A blocking receive's place: the message copied in, its receive complete. */
+static bool take_taker(zc__node *n, void *arg) {
+    handoff *h = arg;
+    zc__rv_taker *k = (zc__rv_taker *)(void *)n;
+    memcpy(k->out, h->buf, h->rv->elem_size);
+    k->done = true;
+    return true;
+}
+
+/* ---- A select's claim word ----------------------------------------------------------
+ * A select with a rendezvous case keeps a claim in the bits of its zc__flags above the
+ * flags (atomically: peers change it while it waits): FREE; BUSY while its owner polls
+ * (the select attempts and registers; a peer may not complete a case of it meanwhile);
+ * POKED: BUSY, and a peer passed it over, so the owner walks its cases again before it
+ * waits (the peer's offer or place is registered by then, or it was a try and is gone);
+ * SELF while the owner completes or cancels it (passed over, not poked: it will not
+ * wait); PEER + i once a peer completed case i (the owner's next poll reports it). */
+enum { CLAIM_SHIFT = 3, CLAIM_FREE = 0, CLAIM_BUSY, CLAIM_POKED, CLAIM_SELF, CLAIM_PEER };
+#define FLAG_BITS ((1u << CLAIM_SHIFT) - 1u)
+_Static_assert((ZC_SELECT_ORDERED | ZC_SELECT_SKIP_CLOSED | ZC_SELECT_READY) == FLAG_BITS,
+               "the flags of zchan/select.h fill the bits below the claim");
+/* The claim of a select initialised with flags it does not know: never FREE, so never
+ * entered; its polls say ZC_EINVAL. */
+#define CLAIM_BAD (UINT_MAX >> CLAIM_SHIFT)
+
+static _Atomic unsigned *claim_word(const zc_select *s) {
+    return ZC__ATOMIC_UINT(((zc_select *)s)->zc__flags);
+}
+
+size_t zc__rv_select_max_cases(void) { return CLAIM_BAD - CLAIM_PEER; }
+
+unsigned zc__rv_select_init_flags(unsigned flags) {
+    return flags & ~FLAG_BITS ? CLAIM_BAD << CLAIM_SHIFT : flags;
+}
+
+bool zc__rv_select_bad(const zc_select *s) {
+    /* Relaxed: as zc__rv_select_flags (BAD is written by init only). */
+    return atomic_load_explicit(claim_word(s), memory_order_relaxed) >> CLAIM_SHIFT == CLAIM_BAD;
+}
+
+unsigned zc__rv_select_flags(const zc_select *s) {
+    /* Relaxed: the flag bits never change while the select is in use; only the claim
+     * bits beside them do. */
+    return atomic_load_explicit(claim_word(s), memory_order_relaxed) & FLAG_BITS;
+}
+
+/* Move the claim from `from` to `to`: true if it was `from`, else *now holds the claim.
+ * acq_rel: a peer's PEER or POKED is seen by the owner with what the peer did under the
+ * channel's lock before it (its registration; [V2] orders the rest), and the owner's
+ * FREE with the registrations it made before it. */
+static bool claim_move(const zc_select *s, unsigned from, unsigned to, unsigned *now) {
+    _Atomic unsigned *w = claim_word(s);
+    unsigned f = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        *now = f >> CLAIM_SHIFT;
+        if (*now != from) return false;
+        unsigned want = (f & FLAG_BITS) | to << CLAIM_SHIFT;
+        if (atomic_compare_exchange_weak_explicit(w, &f, want, memory_order_acq_rel,
+                                                  memory_order_relaxed))
+            return true;
+    }
+}
+
+/* A peer's claim of case c of s, under c's channel's lock: true if the hand-off is the
+ * peer's to make. A select mid-poll is poked instead, and passed over. */
+static bool claim_case(const zc_select *s, const zc_select_case *c) {
+    unsigned now;
+    unsigned mine = (unsigned)(c - s->zc__cases) + CLAIM_PEER;
+    if (claim_move(s, CLAIM_FREE, mine, &now)) return true;
+    if (now == CLAIM_BUSY) (void)claim_move(s, CLAIM_BUSY, CLAIM_POKED, &now);
+    return false;
+}
+
+bool zc__rv_select_enter(zc_select *s, bool busy, size_t *claimed) {
+    unsigned now;
+    if (claim_move(s, CLAIM_FREE, busy ? CLAIM_BUSY : CLAIM_SELF, &now)) return true;
+    *claimed = now - CLAIM_PEER; /* BUSY, POKED and SELF are the owner's, who is here */
+    return false;
+}
+
+bool zc__rv_select_wait(zc_select *s) {
+    unsigned now;
+    if (claim_move(s, CLAIM_BUSY, CLAIM_FREE, &now)) return true;
+    (void)claim_move(s, CLAIM_POKED, CLAIM_BUSY, &now); /* poked: walk again, still BUSY */
+    return false;
+}
+
+void zc__rv_select_finishing(zc_select *s) {
+    unsigned now = atomic_load_explicit(claim_word(s), memory_order_relaxed) >> CLAIM_SHIFT;
+    if (now == CLAIM_BUSY || now == CLAIM_POKED) (void)claim_move(s, now, CLAIM_SELF, &now);
+}
+
+void zc__rv_select_leave(zc_select *s) {
+    _Atomic unsigned *w = claim_word(s);
+    /* Release: the owner's unregistrations come before a peer may claim again. */
+    atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) & FLAG_BITS,
+                          memory_order_release);
+}
+
+bool zc__rv_select_claimed(const zc_select *s, size_t *index) {
+    unsigned now = atomic_load_explicit(claim_word(s), memory_order_acquire) >> CLAIM_SHIFT;
+    if (now < CLAIM_PEER) return false;
+    *index = now - CLAIM_PEER;
+    return true;
+}
+
+/* A select case's select, kept while it waits in the word its kind leaves unused: a
+ * receive case's msg, a send case's out (zc__rv_case_register). */
+static const zc_select *case_select(const zc_select_case *c, bool recv) {
+    return recv ? (const zc_select *)c->zc__msg : (const zc_select *)c->zc__out;
+}
+
+/* A select send case's offer: claimed, then its message copied out. */
+static bool take_offer_case(zc__node *n, void *arg) {
+    handoff *h = arg;
+    zc_select_case *c = (zc_select_case *)(void *)n;
+    const zc_select *s = case_select(c, false);
+    if (s == h->self || !claim_case(s, c)) return false;
+    memcpy(h->buf, c->zc__msg, h->rv->elem_size);
+    return true;
+}
+
+/* A select receive case's place: claimed, then the message copied in. */
+static bool take_place_case(zc__node *n, void *arg) {
+    handoff *h = arg;
+    zc_select_case *c = (zc_select_case *)(void *)n;
+    const zc_select *s = case_select(c, true);
+    if (s == h->self || !claim_case(s, c)) return false;
+    memcpy(c->zc__out, h->buf, h->rv->elem_size);
+    return true;
+}
+
+/* Under the lock: take the oldest offer into out (true, *t to wake); self: the select
+ * taking, or NULL. Send futures first, then select send cases. */
+static bool find_offer_for(zc__rv *rv, void *out, const zc_select *self, zc__taken *t) {
+    handoff h = {rv, out, self};
+    return zc__waitlist_take(rv->offers, take_offer, &h, t) ||
+           zc__waitlist_take(&rv->sel_send, take_offer_case, &h, t);
+}
+
+static bool find_offer(zc__rv *rv, void *out, zc__taken *t) {
+    return find_offer_for(rv, out, NULL, t);
+}
+
+/* Under the lock: put msg in the oldest waiting place (true, *t to wake). Blocking
+ * receives first, then select receive cases. */
+static bool find_place_for(zc__rv *rv, const void *msg, const zc_select *self,
+                           zc__taken *t) {
+    handoff h = {rv, (void *)msg, self};
+    return zc__waitlist_take(&rv->takers, take_taker, &h, t) ||
+           zc__waitlist_take(&rv->sel_recv, take_place_case, &h, t);
+}
+
+static bool find_place(zc__rv *rv, const void *msg, zc__taken *t) {
+    return find_place_for(rv, msg, NULL, t);
+}
+
+/* ---- Try operations --------------------------------------------------------------- */
+
+zc_status zc__rv_try_send(zc__rv *rv, const void *msg) {
+    zc__taken t;
+    rv_lock(rv);
+    bool closed = zc__queue_is_closed(rv->q);
+    bool took = !closed && find_place(rv, msg, &t);
+    rv_unlock(rv);
+    if (took) zc__waitlist_wake_taken(&t);
+    return closed ? ZC_CLOSED : took ? ZC_OK : ZC_FULL;
+}
+
+zc_status zc__rv_try_recv(zc__rv *rv, void *out) {
+    zc__taken t;
+    rv_lock(rv);
+    bool closed = zc__queue_is_closed(rv->q);
+    bool took = !closed && find_offer(rv, out, &t);
+    rv_unlock(rv);
+    if (took) zc__waitlist_wake_taken(&t);
+    return closed ? ZC_CLOSED : took ? ZC_OK : ZC_EMPTY;
+}
+
+/* ---- Futures ---------------------------------------------------------------------- */
+
+zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w) {
+    zc__taken t;
+    bool took = false, offered = false;
+    zc_status s;
+    settle(rv->offers, &f->zc__node);
+    rv_lock(rv);
+    if (zc__send_done(f)) {
+        s = ZC_OK; /* a receiver took the offer */
+    } else if (zc__queue_is_closed(rv->q)) {
+        s = ZC_CLOSED;
+    } else if ((took = find_place(rv, f->zc__msg, &t))) {
+        s = ZC_OK;
+    } else {
+        /* An offer now: a receive future asking is woken to take it (one per offer). */
+        offered = !zc__waitlist_is_linked(&f->zc__node);
+        s = zc__waitlist_register_unless(rv->offers, &f->zc__node, w, closed_now, rv)
+                ? ZC_PENDING : ZC_CLOSED;
+    }
+    bool later = s != ZC_PENDING && off_list(rv->offers, &f->zc__node);
+    rv_unlock(rv);
+    if (later) (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
+    if (took) zc__waitlist_wake_taken(&t);
+    if (s != ZC_PENDING) zc__send_set_done(f, (int)s + 1);
+    else if (offered) (void)zc__waitlist_notify_one(rv->asking);
+    return s;
+}
+
+/* The cancels need only the list's lock: a take is made under it (the completion
+ * written before the node leaves WAITING), and unregister waits a take's wake out. */
+void zc__rv_send_cancel(zc__rv *rv, zc_send *f) {
+    /* An offer is woken only when taken (complete) or at close: nothing to pass on. A
+     * taken one stays complete (zc__done set), as a cancel leaves a completed future. */
+    (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
+}
+
+/* Whether an offer is waiting (seq_cst loads of the counts, [F1]). */
+static bool has_offer(zc__rv *rv) {
+    return zc__waitlist_has_waiters(rv->offers) || zc__waitlist_has_waiters(&rv->sel_send);
+}
+
+zc_status zc__rv_recv_poll(zc__rv *rv, zc_recv *f, const zc_waker *w, void *out) {
+    zc__taken t;
+    bool took = false;
+    zc_status s;
+    settle(rv->asking, &f->zc__node);
+    rv_lock(rv);
+    if (zc__queue_is_closed(rv->q))
+        s = ZC_CLOSED;
+    else if ((took = find_offer(rv, out, &t)))
+        s = ZC_OK;
+    else
+        s = zc__waitlist_register_unless(rv->asking, &f->zc__node, w, closed_now, rv)
+                ? ZC_PENDING : ZC_CLOSED;
+    /* A wake-up held was used by this poll's look. */
+    bool later = s != ZC_PENDING && off_list(rv->asking, &f->zc__node);
+    rv_unlock(rv);
+    if (later) (void)zc__waitlist_unregister(rv->asking, &f->zc__node);
+    if (took) zc__waitlist_wake_taken(&t);
+    return s;
+}
+
+void zc__rv_recv_cancel(zc__rv *rv, zc_recv *f) {
+    bool held = zc__waitlist_unregister(rv->asking, &f->zc__node);
+    /* Woken for an offer and not polled: the next receive future asking gets the wake-up
+     * while an offer waits (waker rule 4). */
+    if (held && has_offer(rv)) (void)zc__waitlist_notify_one(rv->asking);
+}
+
+/* ---- Blocking receives ------------------------------------------------------------ */
+
+void zc__rv_taker_init(zc__rv_taker *k, zc__rv *rv, void *out) {
+    zc__waiter_init(&k->node);
+    k->rv = rv;
+    k->out = out;
+    k->done = false;
+}
+
+zc_status zc__rv_taker_poll(zc__rv_taker *k, const zc_waker *w) {
+    zc__rv *rv = k->rv;
+    zc__taken t;
+    bool took = false;
+    zc_status s;
+    settle(&rv->takers, &k->node);
+    rv_lock(rv);
+    if (k->done)
+        s = ZC_OK; /* a sender filled the place */
+    else if (zc__queue_is_closed(rv->q))
+        s = ZC_CLOSED;
+    else if ((took = find_offer(rv, k->out, &t)))
+        s = ZC_OK;
+    else
+        s = zc__waitlist_register_unless(&rv->takers, &k->node, w, closed_now, rv)
+                ? ZC_PENDING : ZC_CLOSED;
+    bool later = s != ZC_PENDING && off_list(&rv->takers, &k->node);
+    rv_unlock(rv);
+    if (later) (void)zc__waitlist_unregister(&rv->takers, &k->node);
+    if (took) zc__waitlist_wake_taken(&t);
+    return s;
+}
+
+zc_status zc__rv_taker_cancel(zc__rv_taker *k) {
+    (void)zc__waitlist_unregister(&k->rv->takers, &k->node);
+    return k->done ? ZC_OK : ZC_TIMEDOUT;
+}
+
+/* ---- Select cases ----------------------------------------------------------------- */
+
+zc_status zc__rv_case_try(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,
+                          zc__taken *t, bool *took) {
+    rv_lock(rv);
+    bool closed = zc__queue_is_closed(rv->q);
+    *took = !closed && (recv ? find_offer_for(rv, c->zc__out, s, t)
+                             : find_place_for(rv, c->zc__msg, s, t));
+    rv_unlock(rv);
+    return closed ? ZC_CLOSED : *took ? ZC_OK : recv ? ZC_EMPTY : ZC_FULL;
+}
+
+bool zc__rv_case_register(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,
+                          const zc_waker *w) {
+    rv_lock(rv);
+    bool fresh = !zc__waitlist_is_linked(&c->zc__node);
+    if (recv)
+        c->zc__msg = s;
+    else
+        c->zc__out = (void *)s;
+    zc__waitlist_register(recv ? &rv->sel_recv : &rv->sel_send, &c->zc__node, w);
+    rv_unlock(rv);
+    return fresh;
+}
+
+zc__waitlist *zc__rv_case_list(zc__rv *rv, bool recv) {
+    return recv ? &rv->sel_recv : &rv->sel_send;
+}
+
+void zc__rv_wake_asking(zc__rv *rv) { (void)zc__waitlist_notify_one(rv->asking); }

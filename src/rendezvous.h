@@ -1,0 +1,137 @@
+/*
+ * rendezvous.h: the hand-off of a rendezvous channel (zc_rendezvous), a channel with no
+ * buffer: a send completes only when a receiver takes its message, at that moment.
+ *
+ * Who waits where (each a waiter list, waitlist.h):
+ *   offers   send futures (zc_send; a blocking send runs one): the message stays in the
+ *            sender's memory, and a receiver that takes it completes the send;
+ *   asking   receive futures (zc_recv): they have no place for a message until their next
+ *            poll, so they wait to be woken by an offer and then take it themselves;
+ *   takers   blocking receives (zc__rv_taker), with their place: a sender puts its
+ *            message there, and that completes the receive;
+ *   sel_send, sel_recv  select cases, offers and takers: a peer completes one only after
+ *            claiming its whole select (zc__rv_claim), so a select completes one case.
+ * The channel's own send and receive waiter lists are offers and asking; the others are
+ * the hand-off's. Every look for a partner and every registration is made under the
+ * hand-off's lock, so a party either finds its partner or is found by the next one; the
+ * message is copied under it (as Go copies under the channel's lock) and the partner's
+ * wake is made after it (waker rule 2), by zc__waitlist_wake_taken.
+ *
+ * A select mid-poll (its claim word BUSY) cannot be claimed: a try operation passes it
+ * over (the select's operation is in progress, so not yet waiting); a future or select
+ * meeting it returns ZC_PENDING and wakes itself, as for a queue's peer mid-operation.
+ *
+ * Sources: Go's unbuffered channels (runtime/chan.go: the sender and receiver queues of
+ * sudogs, sendDirect and recvDirect, select's selectDone claim); crossbeam-channel's
+ * flavors/zero.rs (a packet per waiting operation, a select's context claimed once).
+ */
+#ifndef ZCHAN_SRC_RENDEZVOUS_H
+#define ZCHAN_SRC_RENDEZVOUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <zchan/mpmc.h>
+#include <zchan/select.h>
+
+#include "atomic.h"
+#include "queue/queue.h"
+#include "waitlist.h"
+
+typedef struct zc__rv {
+    atomic_bool locked;
+    size_t elem_size;
+    const zc__queue *q;   /* the channel's queue, which holds nothing: its close mark */
+    zc__waitlist *offers; /* the channel's senders' list */
+    zc__waitlist *asking; /* the channel's receivers' list */
+    zc__waitlist takers;
+    zc__waitlist sel_send;
+    zc__waitlist sel_recv;
+} zc__rv;
+
+/* A blocking receive's waiter: a taker with its place. Caller memory (block.c's stack). */
+typedef struct zc__rv_taker {
+    zc__waiter node; /* first: the list's node is the taker */
+    zc__rv *rv;
+    void *out;
+    bool done; /* a sender put its message in out; written under the lock */
+} zc__rv_taker;
+
+/* Set up rv for a channel whose queue q, senders' list offers and receivers' list asking
+ * it uses, of elem_size-byte messages. */
+void zc__rv_init(zc__rv *rv, const zc__queue *q, zc__waitlist *offers, zc__waitlist *asking,
+                 size_t elem_size);
+/* After the close mark is set: wake every taker and select case (the channel wakes its
+ * own lists). */
+void zc__rv_close(zc__rv *rv);
+/* The hand-off's lists, for the checked build's look at futures left pending. */
+void zc__rv_lists(zc__rv *rv, zc__waitlist *lists[3]);
+
+/* A send future's completion, as zc_send keeps it in zc__done (0, or a zc_status + 1):
+ * written by a receiver that takes an offer, under the lock, so read and written
+ * atomically wherever a peer could write it. Relaxed: the owner reads it under the lock,
+ * or once its node is IDLE, after the acquire ([W2]) that saw it WOKEN. */
+static inline int zc__send_done(const zc_send *f) {
+    _Static_assert(sizeof(_Atomic int) == sizeof(int), "atomic int size");
+    return atomic_load_explicit((_Atomic int *)&f->zc__done, memory_order_relaxed);
+}
+static inline void zc__send_set_done(zc_send *f, int done) {
+    atomic_store_explicit((_Atomic int *)&f->zc__done, done, memory_order_relaxed);
+}
+
+/* The operations, for the public calls that found their channel a rendezvous one
+ * (arguments checked by the caller). Statuses as those calls document. */
+zc_status zc__rv_try_send(zc__rv *rv, const void *msg);
+zc_status zc__rv_try_recv(zc__rv *rv, void *out);
+zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w);
+void zc__rv_send_cancel(zc__rv *rv, zc_send *f);
+zc_status zc__rv_recv_poll(zc__rv *rv, zc_recv *f, const zc_waker *w, void *out);
+void zc__rv_recv_cancel(zc__rv *rv, zc_recv *f);
+
+/* A blocking receive: init, then polls, and a cancel that says how it ended: ZC_OK if a
+ * sender had completed it (its message is in out), else ZC_TIMEDOUT (nothing taken). */
+void zc__rv_taker_init(zc__rv_taker *k, zc__rv *rv, void *out);
+zc_status zc__rv_taker_poll(zc__rv_taker *k, const zc_waker *w);
+zc_status zc__rv_taker_cancel(zc__rv_taker *k);
+
+/* ---- Select (select.c) ------------------------------------------------------------
+ * A select with a rendezvous case guards its completion with a claim word (rendezvous.c)
+ * kept in its zc__flags beside the flags: read the flags with zc__rv_select_flags. */
+unsigned zc__rv_select_flags(const zc_select *s);
+/* What zc_select_init keeps for flags (the claim FREE), or for flags with a bit it does
+ * not know a mark that zc__rv_select_bad finds. */
+unsigned zc__rv_select_init_flags(unsigned flags);
+bool zc__rv_select_bad(const zc_select *s);
+/* The most cases a select with a rendezvous case may have (the claim names one). */
+size_t zc__rv_select_max_cases(void);
+/* The owner starts a poll (busy) or a cancel: true, the select is the owner's until
+ * zc__rv_select_leave; false if a peer completed case *claimed (it stays claimed). */
+bool zc__rv_select_enter(zc_select *s, bool busy, size_t *claimed);
+/* A poll that registered its cases is about to return ZC_PENDING: true, peers may claim
+ * it now; false if a peer passed it over meanwhile: walk the cases again first (it is
+ * still the owner's). */
+bool zc__rv_select_wait(zc_select *s);
+/* The owner completes a case: peers pass the select over from here on. */
+void zc__rv_select_finishing(zc_select *s);
+/* The owner is done with its nodes: the claim word is FREE. */
+void zc__rv_select_leave(zc_select *s);
+/* Whether a peer completed a case (its index in *index), with what it wrote (acquire). */
+bool zc__rv_select_claimed(const zc_select *s, size_t *index);
+
+/* One attempt of select case c (recv: a receive case) of select s on a rendezvous
+ * channel: ZC_OK with *took and *t set (the partner to wake, with zc__waitlist_wake_taken,
+ * once the select has called zc__rv_select_finishing), ZC_CLOSED, or ZC_EMPTY / ZC_FULL.
+ * s's own cases are never its partners. */
+zc_status zc__rv_case_try(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,
+                          zc__taken *t, bool *took);
+/* Register c (of s) as an offer or a place, with waker w. Returns true if it was not
+ * linked: a send case's new offer, for which the select wakes a receive future asking
+ * (zc__rv_wake_asking) once peers may claim it. */
+bool zc__rv_case_register(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,
+                          const zc_waker *w);
+/* The list a case of that kind waits on. */
+zc__waitlist *zc__rv_case_list(zc__rv *rv, bool recv);
+/* Wake one receive future asking, for an offer it can take now. */
+void zc__rv_wake_asking(zc__rv *rv);
+
+#endif /* ZCHAN_SRC_RENDEZVOUS_H */
