@@ -291,7 +291,7 @@ static zc_status send_many_for(zc_sender *tx, const void *msgs, size_t n, size_t
                                unsigned flags, zc__limit limit, const char *call) {
     zc_send_many f;
     zc_send_many_init(&f, tx, msgs, n, flags); /* bad arguments: the poll says ZC_EINVAL */
-    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, limit, true, call);
+    zc_status s = zc__block_on(&f, send_many_poll, send_many_cancel, limit, ZC__PARK_YIELD, call);
     if (sent) *sent = zc_send_many_sent(&f);
     return s;
 }
@@ -312,7 +312,7 @@ static zc_status recv_many_for(zc_receiver *rx, void *out, size_t max, size_t *g
                                zc__limit limit, const char *call) {
     recv_many_op o = {.out = out, .max = max, .got = got};
     zc_recv_many_init(&o.f, rx); /* bad arguments: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_many_poll, recv_many_cancel, limit, true, call);
+    return zc__block_on(&o, recv_many_poll, recv_many_cancel, limit, ZC__PARK_YIELD, call);
 }
 
 zc_status zc_recv_many_timeout(zc_receiver *rx, void *out, size_t max, size_t *got,

@@ -40,30 +40,30 @@ static zc_status taker_poll(void *o, const zc_waker *w) {
 
 static void taker_cancel(void *o) { (void)zc__rv_taker_cancel(&((op *)o)->f.taker); }
 
-/* The future run to a final status, its park sleeping at once (the caller has spun). A
- * rendezvous send that timed out may have been taken before its cancel: then it was
- * received, and says so. */
+/* The future run to a final status; its park spins first (spin) or, when the caller has
+ * spun, sleeps at once. A rendezvous send that timed out may have been taken before its
+ * cancel: then it was received, and says so. */
 static zc_status send_wait(zc_sender *tx, const void *msg, zc__limit limit,
-                           const char *call) {
+                           zc__park_spin spin, const char *call) {
     op o;
     zc_send_init(&o.f.send, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    zc_status s = zc__block_on(&o, send_poll, send_cancel, limit, false, call);
+    zc_status s = zc__block_on(&o, send_poll, send_cancel, limit, spin, call);
     return s == ZC_TIMEDOUT && zc__send_done(&o.f.send) ? ZC_OK : s;
 }
 
-/* A rendezvous channel's blocking receive, likewise: filled before its cancel, it
- * received. */
+/* A rendezvous channel's blocking receive, its park spinning first, as such a send's:
+ * filled before its cancel, it received. */
 static zc_status taker_wait(zc__rv *rv, void *out, zc__limit limit, const char *call) {
     op o;
     zc__rv_taker_init(&o.f.taker, rv, out);
-    zc_status s = zc__block_on(&o, taker_poll, taker_cancel, limit, false, call);
+    zc_status s = zc__block_on(&o, taker_poll, taker_cancel, limit, ZC__PARK_WATCH, call);
     return s == ZC_TIMEDOUT && o.f.taker.done ? ZC_OK : s;
 }
 
 static zc_status recv_wait(zc_receiver *rx, void *out, zc__limit limit, const char *call) {
     op o = {.out = out};
     zc_recv_init(&o.f.recv, rx); /* NULL rx or out: the poll says ZC_EINVAL */
-    return zc__block_on(&o, recv_poll, recv_cancel, limit, false, call);
+    return zc__block_on(&o, recv_poll, recv_cancel, limit, ZC__PARK_SLEEP, call);
 }
 
 /* The spin's attempts (spin.h): on a bounded channel the queue's first attempt alone,
@@ -106,17 +106,19 @@ static zc_status after_first(zc__chan *ch, bool recv, spin_arg *a, zc__limit *li
 
 /* A blocking or timed call: its first attempt, then (time left) a spin, then the future
  * until the same deadline, its park sleeping at once: on an oversubscribed machine the
- * CPU a sleeper leaves can run a thread that can move. */
+ * CPU a sleeper leaves can run a thread that can move. On a rendezvous channel the wait
+ * comes first: a hand-off needs the party registered, so it spins in its park instead,
+ * where the partner can complete it. */
 static zc_status send_for(zc_sender *tx, const void *msg, zc__limit limit,
                           const char *call) {
-    if (tx && msg && tx->ch->rv) return send_wait(tx, msg, limit, call); /* no spin: */
-    if (tx && msg) { /* a hand-off needs a partner, whom spinning would keep off the CPU */
+    if (tx && msg && tx->ch->rv) return send_wait(tx, msg, limit, ZC__PARK_WATCH, call);
+    if (tx && msg) {
         spin_arg a = {tx->ch, (void *)msg};
         zc_status s = send_attempt(&a);
         if (s == ZC_FULL || s == ZC_PENDING) s = after_first(tx->ch, false, &a, &limit);
         if (s != ZC_PENDING) return s;
     }
-    return send_wait(tx, msg, limit, call); /* NULL tx or msg: ZC_EINVAL */
+    return send_wait(tx, msg, limit, ZC__PARK_SLEEP, call); /* NULL tx or msg: ZC_EINVAL */
 }
 
 static zc_status recv_for(zc_receiver *rx, void *out, zc__limit limit, const char *call) {

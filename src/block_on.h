@@ -19,20 +19,26 @@
 #include "backoff.h"
 #include "check.h"
 #include "park.h"
+#include "spin.h"
 
 /* Poll the future behind op with w; cancel it (op is the caller's, e.g. a struct that
  * holds the future and its arguments). */
 typedef zc_status (*zc__block_poll_fn)(void *op, const zc_waker *w);
 typedef void (*zc__block_cancel_fn)(void *op);
 
+/* How a park waits before it sleeps: at once (a caller that spun before its first
+ * poll), after the parker's own few yields, or after the blocking layer's whole spin
+ * watching for the wake (spin.h: for a future registered already, which its partner
+ * completes while it spins, as a rendezvous hand-off). */
+typedef enum zc__park_spin { ZC__PARK_SLEEP, ZC__PARK_YIELD, ZC__PARK_WATCH } zc__park_spin;
+
 /* Drive op to a final status, or until limit once it has to wait (no limit: UINT64_MAX;
  * a timeout of 0 or a deadline already past: one attempt, plus one more if the future
- * woke itself). spin: as zc__parker_park_until's (false for a caller that spun before
- * its first poll). call: the public blocking call, named by the checked build's report
- * of a wait inside a wake callback (check.h). */
+ * woke itself). spin: how each park waits first. call: the public blocking call, named
+ * by the checked build's report of a wait inside a wake callback (check.h). */
 static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
                                      zc__block_cancel_fn cancel, zc__limit limit,
-                                     bool spin, const char *call) {
+                                     zc__park_spin spin, const char *call) {
     zc_parker parker;
     zc_parker_init(&parker);
     zc_waker waker = zc_parker_waker(&parker);
@@ -55,7 +61,9 @@ static inline zc_status zc__block_on(void *op, zc__block_poll_fn poll,
             /* A deadline already past (timeout 0) still takes a permit that is there, so
              * a self-woken future gets its next attempt; one that keeps waking itself
              * always leaves one, so after a ZC_PENDING poll the clock is read too. */
-            bool expired = zc__parker_park_until(&parker, deadline_ns, spin) == ZC_TIMEDOUT ||
+            if (spin == ZC__PARK_WATCH) zc__spin_for_wake(&parker, deadline_ns);
+            bool expired = zc__parker_park_until(&parker, deadline_ns,
+                                                 spin != ZC__PARK_SLEEP) == ZC_TIMEDOUT ||
                            ((s = poll(op, &waker)) == ZC_PENDING &&
                             zc__deadline_passed(deadline_ns));
             if (expired) {

@@ -655,14 +655,14 @@ static zc_status send_for(zc_bcast_sender *tx, const void *msg, zc__limit limit,
                           const char *call) {
     send_op o;
     zc_bcast_send_init(&o.f, tx, msg); /* NULL tx or msg: the poll says ZC_EINVAL */
-    return zc__block_on(&o, send_op_poll, send_op_cancel, limit, true, call);
+    return zc__block_on(&o, send_op_poll, send_op_cancel, limit, ZC__PARK_YIELD, call);
 }
 
 static zc_status recv_for(zc_bcast_receiver *rx, void *out, uint64_t *missed,
                           zc__limit limit, const char *call) {
     recv_op o = {.out = out, .missed = missed};
     zc_bcast_recv_init(&o.f, rx);
-    return zc__block_on(&o, recv_op_poll, recv_op_cancel, limit, true, call);
+    return zc__block_on(&o, recv_op_poll, recv_op_cancel, limit, ZC__PARK_YIELD, call);
 }
 
 zc_status zc_bcast_send_timeout(zc_bcast_sender *tx, const void *msg, uint64_t timeout_ns) {

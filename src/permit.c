@@ -85,7 +85,7 @@ static zc_status reserve_for(zc_sender *tx, zc_permit *p, zc__limit limit,
     if (!tx) return permit_set(p, NULL, ZC_EINVAL);
     zc_reserve f;
     zc_reserve_init(&f, tx, p);
-    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, limit, true, call);
+    zc_status s = zc__block_on(&f, reserve_poll, reserve_cancel, limit, ZC__PARK_YIELD, call);
     return s == ZC_TIMEDOUT ? permit_set(p, NULL, s) : s;
 }
 

@@ -64,12 +64,14 @@ static bool closed_now(void *rv) { return zc__queue_is_closed(((zc__rv *)rv)->q)
 /* A poll waits out a peer's wake call on its node (WAKING) only without the lock, so
  * that the lock is never held for as long as somebody else's wake function runs:
  *   settle, before the lock: a node a peer took or woke becomes WOKEN, its wake-up kept
- *   (zc__waitlist_step_off); a node still linked keeps its place;
+ *   (zc__waitlist_step_off), and true; a node still linked keeps its place. A taken
+ *   node's completion mark is then the owner's to read without the lock: the peer wrote
+ *   it before the node left WAITING, and the acquire that saw WOKEN ([W2]) orders it;
  *   off_list, under the lock, for a poll that completes: a linked node is unlinked (no
  *   peer can take or wake it afterwards); true for one a peer took or woke meanwhile,
  *   which the poll unregisters once the lock is let go. */
-static void settle(zc__waitlist *wl, zc__waiter *node) {
-    if (zc__waitlist_holds_wake(node)) (void)zc__waitlist_step_off(wl, node);
+static bool settle(zc__waitlist *wl, zc__waiter *node) {
+    return zc__waitlist_holds_wake(node) && zc__waitlist_step_off(wl, node);
 }
 
 static bool off_list(zc__waitlist *wl, zc__waiter *node) {
@@ -281,7 +283,10 @@ zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w) {
     zc__taken t;
     bool took = false, offered = false;
     zc_status s;
-    settle(rv->offers, &f->zc__node);
+    if (settle(rv->offers, &f->zc__node) && zc__send_done(f)) { /* taken: a receiver has it */
+        (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
+        return ZC_OK;
+    }
     rv_lock(rv);
     if (zc__send_done(f)) {
         s = ZC_OK; /* a receiver took the offer */
@@ -321,7 +326,7 @@ zc_status zc__rv_recv_poll(zc__rv *rv, zc_recv *f, const zc_waker *w, void *out)
     zc__taken t;
     bool took = false;
     zc_status s;
-    settle(rv->asking, &f->zc__node);
+    (void)settle(rv->asking, &f->zc__node);
     rv_lock(rv);
     if (zc__queue_is_closed(rv->q))
         s = ZC_CLOSED;
@@ -359,7 +364,10 @@ zc_status zc__rv_taker_poll(zc__rv_taker *k, const zc_waker *w) {
     zc__taken t;
     bool took = false;
     zc_status s;
-    settle(&rv->takers, &k->node);
+    if (settle(&rv->takers, &k->node) && k->done) { /* filled: the message is in out */
+        (void)zc__waitlist_unregister(&rv->takers, &k->node);
+        return ZC_OK;
+    }
     rv_lock(rv);
     if (k->done)
         s = ZC_OK; /* a sender filled the place */

@@ -531,16 +531,16 @@ static zc_status select_for(zc_select_case *cases, size_t n, unsigned flags,
     uint64_t timer_ns = zc_select_deadline(&o.sel);
     zc_status s;
     if (timer_ns == UINT64_MAX) {
-        s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, true, call);
+        s = zc__block_on(&o, select_op_poll, select_op_cancel, limit, ZC__PARK_YIELD, call);
     } else {
         uint64_t limit_ns = zc__limit_deadline(limit);
         if (timer_ns <= limit_ns) { /* a timer due with the limit is chosen over it */
             s = zc__block_on(&o, select_op_poll, select_op_cancel, zc__limit_until(timer_ns),
-                             true, call);
+                             ZC__PARK_YIELD, call);
             if (s != ZC_TIMEDOUT) return s;
         }
         s = zc__block_on(&o, select_op_poll, select_op_cancel, zc__limit_until(limit_ns),
-                         true, call);
+                         ZC__PARK_YIELD, call);
     }
     s = select_op_outcome(&o, s);
     if (s == ZC_TIMEDOUT && index) *index = n;

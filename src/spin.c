@@ -17,7 +17,10 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
         if (now < sp->watch_end_ns) {
             unsigned pauses = 1u << (sp->rounds < 3 ? sp->rounds : 3);
             sp->rounds++;
-            zc__queue_watch(&ch->q, recv, pauses); /* the watch; the attempt decides */
+            if (ch)
+                zc__queue_watch(&ch->q, recv, pauses); /* the watch; the attempt decides */
+            else
+                for (unsigned i = 0; i < pauses; i++) zc__cpu_relax();
             return true;
         }
     }
@@ -33,7 +36,7 @@ bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv) {
         sp->over = zc__yield_ran_another();
         return true;
     }
-    bool bounded_recv = recv && zc__queue_bounded(&ch->q);
+    bool bounded_recv = ch && recv && zc__queue_bounded(&ch->q);
     /* A bounded receive's looks do not see a close: look for it before the first yield
      * and after a yield that gave away a slice (ZC__SPIN_SLICE_NS). */
     if (bounded_recv && sp->yields == 0 && zc__chan_is_closed(ch))
@@ -71,4 +74,11 @@ zc_status zc__spin(zc__chan *ch, bool recv, zc__spin_attempt_fn *attempt, void *
     }
     *limit = zc__limit_until(deadline_ns);
     return ZC_PENDING;
+}
+
+void zc__spin_for_wake(zc_parker *p, uint64_t deadline_ns) {
+    zc__spin_state sp = ZC__SPIN_INIT;
+    while (!zc__parker_has_permit(p) && !zc__deadline_passed(deadline_ns) &&
+           zc__spin_snooze(NULL, &sp, false)) {
+    }
 }

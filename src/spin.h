@@ -18,6 +18,7 @@
 
 #include "chan.h"
 #include "clock.h"
+#include "park.h"
 
 /* The watch: this long, attempting each time the slot changes or a round of 1, 2, 4,
  * then 8 pauses ends. Timed, not counted: a pause's length differs between processors.
@@ -65,7 +66,13 @@ typedef struct zc__spin_state {
 
 #define ZC__SPIN_INIT {0, 0, false, 0, 0}
 
-/* Back off between two attempts; false once the spin is over. */
+/* The same stages for a future registered already, whose partner completes it while it
+ * spins (a rendezvous hand-off): until p holds a wake-up, the spin is over, or
+ * deadline_ns passes. The caller then parks on p. */
+void zc__spin_for_wake(zc_parker *p, uint64_t deadline_ns);
+
+/* Back off between two attempts; false once the spin is over. ch NULL: a spin that
+ * watches no queue (its watch is pauses alone, and it looks for no close). */
 bool zc__spin_snooze(zc__chan *ch, zc__spin_state *sp, bool recv);
 
 #endif /* ZCHAN_SRC_SPIN_H */
