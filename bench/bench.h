@@ -32,6 +32,9 @@ typedef struct bench_impl {
     unsigned flags;   /**< IMPL_BOUNDED | IMPL_UNBOUNDED */
     /** A new channel: cap messages (exactly, or more where the note says), 0 = unbounded. */
     void *(*make)(size_t cap);
+    /** Row 17: a new rendezvous channel (no buffer: a send completes when a receiver
+     *  takes its message), freed by destroy; NULL where the implementation has none. */
+    void *(*make_rendezvous)(void);
     void (*destroy)(void *ch);
     /** Send v, waiting (or spinning and yielding) while the channel is full. */
     void (*send)(void *ch, uint64_t v);
@@ -137,17 +140,18 @@ bool bench_selected(const char *list, const char *id);
 uint64_t bench_thread_flow(const bench_impl *impl, size_t cap, int senders, int receivers,
                            long per_sender);
 
-/** Row 15: two threads bounce one message n times over two channels of capacity cap
- *  (0 = unbounded). @return nanoseconds for the n round trips. */
-uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n);
+/** Rows 15 and 17: two threads bounce one message n times over two channels, of
+ *  capacity cap (0 = unbounded), or rendezvous channels (impl->make_rendezvous) if
+ *  rendezvous. @return nanoseconds for the n round trips. */
+uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, bool rendezvous, long n);
 
 /**
  * --placement: after each run of a thread row, one line on stderr with the run's time
- * and, for each thread (tx: a sender, or row 15's pinging side; rx: a receiver), when it
- * finished (ms from the first start), the CPU it was on as it started and as it
- * finished, and its voluntary and involuntary context switches since it was created
- * (getrusage RUSAGE_THREAD; Linux only, -1 elsewhere). Off by default: the CPU read at
- * the start falls inside the measured span.
+ * and, for each thread (tx: a sender, or the pinging side of rows 15 and 17; rx: a
+ * receiver), when it finished (ms from the first start), the CPU it was on as it started
+ * and as it finished, and its voluntary and involuntary context switches since it was
+ * created (getrusage RUSAGE_THREAD; Linux only, -1 elsewhere). Off by default: the CPU
+ * read at the start falls inside the measured span.
  */
 void bench_thread_placement(bool on);
 
@@ -172,8 +176,9 @@ typedef enum many_kind {
 /** Row 13: n sender tasks send per_task messages each to one receiver task. */
 uint64_t bench_task_many(unsigned workers, int n, many_kind kind, long per_task);
 
-/** Row 15 with two tasks on a pool of two workers. @return nanoseconds for n round trips. */
-uint64_t bench_task_pingpong(long n);
+/** Rows 15 and 17 with two tasks on a pool of two workers, over two bounded(1) channels
+ *  or two rendezvous channels if rendezvous. @return nanoseconds for n round trips. */
+uint64_t bench_task_pingpong(bool rendezvous, long n);
 
 /* ---- zchan's batch, select and broadcast rows (extra.c; zchan only) ---- */
 

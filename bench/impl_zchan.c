@@ -1,6 +1,7 @@
 /* zchan in the implementation table: the thread rows use zc_send_blocking and
- * zc_recv_blocking, rows 1-2 drive the futures with a no-op waker, rows 3-4 use the try
- * operations. Every thread shares the one sender and receiver handle. */
+ * zc_recv_blocking (row 17 on zc_rendezvous channels), rows 1-2 drive the futures with a
+ * no-op waker, rows 3-4 use the try operations. Every thread shares the one sender and
+ * receiver handle. */
 #include "bench.h"
 
 #include <stdlib.h>
@@ -20,6 +21,20 @@ static void *zcc_make(size_t cap)
     zc_config cfg = {.elem_size = sizeof(uint64_t)};
     zc_status st = cap ? zc_bounded(cap, &cfg, &c->tx, &c->rx) : zc_unbounded(&cfg, &c->tx, &c->rx);
     if (st != ZC_OK) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Row 17: a rendezvous channel (zc_rendezvous), in the same wrapper as zcc_make's. */
+static void *zcc_make_rendezvous(void)
+{
+    zc_chan *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    if (zc_rendezvous(&cfg, &c->tx, &c->rx) != ZC_OK) {
         free(c);
         return NULL;
     }
@@ -85,11 +100,12 @@ const bench_impl bench_zchan = {
     .name = "zchan",
     .flags = IMPL_BOUNDED | IMPL_UNBOUNDED,
     .make = zcc_make,
+    .make_rendezvous = zcc_make_rendezvous,
     .destroy = zcc_destroy,
     .send = zcc_send,
     .recv = zcc_recv,
     .pairs = zcc_future_pairs,
     .batches = zcc_batches,
     .note = "zchan: rows 1-2 via zc_send_poll/zc_recv_poll (no-op waker), 3-4 via try ops, "
-            "thread rows via zc_*_blocking",
+            "thread rows via zc_*_blocking (row 17 over zc_rendezvous channels)",
 };

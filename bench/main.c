@@ -20,23 +20,25 @@
 #include <unistd.h>
 
 typedef enum row_kind {
-    ST_PAIRS,        /* rows 1-2 */
-    ST_BATCHES,      /* rows 3-4 */
-    THREAD_FLOW,     /* rows 5-6, 10-12 */
-    THREAD_PINGPONG, /* row 15 */
-    TASK_FLOW,       /* rows 7-9 (zchan only) */
-    TASK_MANY,       /* row 13 (zchan only) */
-    TASK_PINGPONG,   /* row 15 (zchan only) */
-    ST_MANY,         /* row b1 (zchan only, extra.c) */
-    THREAD_SELECT,   /* row s1 (zchan only, extra.c) */
-    THREAD_BCAST,    /* row bc1 (zchan only, extra.c) */
+    ST_PAIRS,          /* rows 1-2 */
+    ST_BATCHES,        /* rows 3-4 */
+    THREAD_FLOW,       /* rows 5-6, 10-12 */
+    THREAD_PINGPONG,   /* row 15 */
+    THREAD_RENDEZVOUS, /* row 17 (implementations with make_rendezvous) */
+    TASK_FLOW,         /* rows 7-9 (zchan only) */
+    TASK_MANY,         /* row 13 (zchan only) */
+    TASK_PINGPONG,     /* row 15 (zchan only) */
+    TASK_RENDEZVOUS,   /* row 17 (zchan only) */
+    ST_MANY,           /* row b1 (zchan only, extra.c) */
+    THREAD_SELECT,     /* row s1 (zchan only, extra.c) */
+    THREAD_BCAST,      /* row bc1 (zchan only, extra.c) */
 } row_kind;
 
 typedef struct row {
     char id[24];
     row_kind kind;
     const char *unit;
-    size_t cap; /* 0 = unbounded */
+    size_t cap; /* 0 = unbounded; not used by row 17 (rendezvous channels) */
     int senders, receivers;
     unsigned workers; /* task rows: 0 = single-thread executor */
     many_kind many;   /* row 13 only: a, b or c */
@@ -50,7 +52,7 @@ enum {
     PER_SENDER = 10000,   /* thread and task rows: messages per sender */
     MANY_TOTAL = 1 << 20, /* row 13: messages per run, over all tasks */
     SELECT_TOTAL = 1 << 14, /* row 13c: fewer, for its peers (Go's reflect.Select: O(N)) */
-    RTTS = 20000,         /* row 15: round trips per run */
+    RTTS = 20000,         /* rows 15 and 17: round trips per run */
 };
 
 static size_t make_rows(row *rows, unsigned cores)
@@ -84,6 +86,8 @@ static size_t make_rows(row *rows, unsigned cores)
             }
     rows[k++] = (row){"15-threads", THREAD_PINGPONG, "ns_per_rtt", 1, 1, 1, 0, MANY_CLONED};
     rows[k++] = (row){"15-tasks", TASK_PINGPONG, "ns_per_rtt", 1, 1, 1, 2, MANY_CLONED};
+    rows[k++] = (row){"17-threads", THREAD_RENDEZVOUS, "ns_per_rtt", 0, 1, 1, 0, MANY_CLONED};
+    rows[k++] = (row){"17-tasks", TASK_RENDEZVOUS, "ns_per_rtt", 0, 1, 1, 2, MANY_CLONED};
     rows[k++] = (row){"b1-batch32", ST_MANY, "us_per_batch", BATCH, 1, 1, 0, MANY_CLONED};
     rows[k++] = (row){"s1-select2", THREAD_SELECT, "ms_total", 16, 2, 1, 0, MANY_CLONED};
 #if defined(ZCHAN_HAS_BROADCAST)
@@ -120,6 +124,8 @@ static bool impl_fits(const bench_impl *impl, const row *r)
         return impl->flags & (r->cap ? IMPL_BOUNDED : IMPL_UNBOUNDED);
     case THREAD_PINGPONG:
         return true; /* an unbounded-only queue runs it unbounded: one message in flight */
+    case THREAD_RENDEZVOUS:
+        return impl->make_rendezvous != NULL;
     default:
         return impl == &bench_zchan;
     }
@@ -161,8 +167,10 @@ static double measure(const row *r, const bench_impl *impl, long div)
         return (double)bench_thread_flow(impl, r->cap, r->senders, r->receivers, per) / 1e6;
     case THREAD_PINGPONG: {
         size_t cap = impl->flags & IMPL_BOUNDED ? r->cap : 0;
-        return (double)bench_thread_pingpong(impl, cap, rtts) / (double)rtts;
+        return (double)bench_thread_pingpong(impl, cap, false, rtts) / (double)rtts;
     }
+    case THREAD_RENDEZVOUS:
+        return (double)bench_thread_pingpong(impl, 0, true, rtts) / (double)rtts;
     case TASK_FLOW:
         ns = bench_task_flow(r->workers, r->cap, r->senders, r->receivers, per);
         if (strcmp(r->unit, "ns_per_msg") == 0)
@@ -175,7 +183,8 @@ static double measure(const row *r, const bench_impl *impl, long div)
         return (double)ns / (double)(per_task * r->senders);
     }
     case TASK_PINGPONG:
-        return (double)bench_task_pingpong(rtts) / (double)rtts;
+    case TASK_RENDEZVOUS:
+        return (double)bench_task_pingpong(r->kind == TASK_RENDEZVOUS, rtts) / (double)rtts;
     case ST_MANY: {
         uint64_t t0 = bench_now_ns();
         uint64_t sum = bench_zchan_many(batches, BATCH, 32);

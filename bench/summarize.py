@@ -37,6 +37,8 @@ ROWS = {
     "14-unbounded-drained": "bytes: unbounded, after draining them",
     "15-threads": "ping-pong, two threads, 2 x bounded(1)",
     "15-tasks": "ping-pong, two tasks on a 2-worker pool",
+    "17-threads": "ping-pong, two threads, 2 x rendezvous",
+    "17-tasks": "ping-pong, two tasks, 2 x rendezvous, 2-worker pool",
     "b1-batch32": "1024 sends + 1024 recvs in batches of 32, cap 1024",
     "s1-select2": "2 sender threads, 2 x bounded(16), 1 zc_select receiver",
     "bc1-4rx": "broadcast, 1 sender / 4 receiver threads, cap 64",
@@ -49,7 +51,7 @@ COLORS = {"zchan": "#000000", "mutex-condvar": "#e69f00", "gasyncqueue": "#56b4e
           "tokio": "#d55e00", "flume": "#cc79a7", "crossbeam": "#999999", "go": "#00add8",
           "floor": "#ffffff"}
 MAIN_ROWS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
-             "15-threads", "15-tasks"]
+             "15-threads", "15-tasks", "17-threads", "17-tasks"]
 
 
 def describe(row):
@@ -65,7 +67,7 @@ def describe(row):
 
 
 def row_key(row):
-    """1, 2, ..., 12, 13a-N2-mt, ..., 15-tasks: numbers in numeric order."""
+    """1, 2, ..., 12, 13a-N2-mt, ..., 15-tasks, ..., 17-threads: numbers in numeric order."""
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", row)]
 
 

@@ -1,5 +1,5 @@
-/* zchan task rows (7-9, 13, 15) on the example executor (examples/executor.h). Each task
- * drives its futures in a loop until one returns ZC_PENDING, as an async fn would. */
+/* zchan task rows (7-9, 13, 15, 17) on the example executor (examples/executor.h). Each
+ * task drives its futures in a loop until one returns ZC_PENDING, as an async fn would. */
 #include "bench.h"
 
 #include <pthread.h>
@@ -427,14 +427,20 @@ static ex_result pp_poll(ex_task *t, const zc_waker *w)
     }
 }
 
-uint64_t bench_task_pingpong(long n)
+/* One channel of a ping-pong: bounded(1) (row 15) or rendezvous (row 17). */
+static zc_status pp_channel(bool rendezvous, zc_sender **tx, zc_receiver **rx)
+{
+    zc_config cfg = {.elem_size = sizeof(uint64_t)};
+    return rendezvous ? zc_rendezvous(&cfg, tx, rx) : zc_bounded(1, &cfg, tx, rx);
+}
+
+uint64_t bench_task_pingpong(bool rendezvous, long n)
 {
     ex_executor *ex = executor(2);
-    zc_config cfg = {.elem_size = sizeof(uint64_t)};
     zc_sender *ping_tx, *pong_tx;
     zc_receiver *ping_rx, *pong_rx;
-    if (zc_bounded(1, &cfg, &ping_tx, &ping_rx) != ZC_OK ||
-        zc_bounded(1, &cfg, &pong_tx, &pong_rx) != ZC_OK)
+    if (pp_channel(rendezvous, &ping_tx, &ping_rx) != ZC_OK ||
+        pp_channel(rendezvous, &pong_tx, &pong_rx) != ZC_OK)
         bench_fail("zchan", "ping-pong setup");
     pp_task a = {.tx = ping_tx, .rx = pong_rx, .pinger = true, .sending = true, .msg = 1,
                  .rounds = n};

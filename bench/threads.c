@@ -1,5 +1,5 @@
 /* Thread rows over any implementation of the table: flows (rows 5-6, 10-12) and
- * ping-pong (row 15). */
+ * ping-pong (rows 15 and 17). */
 #define _GNU_SOURCE /* sched_getcpu, RUSAGE_THREAD */
 #include "bench.h"
 
@@ -223,9 +223,10 @@ static void *ping_main(void *arg)
     return NULL;
 }
 
-uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, long n)
+uint64_t bench_thread_pingpong(const bench_impl *impl, size_t cap, bool rendezvous, long n)
 {
-    void *ping = impl->make(cap), *pong = impl->make(cap);
+    void *ping = rendezvous ? impl->make_rendezvous() : impl->make(cap);
+    void *pong = rendezvous ? impl->make_rendezvous() : impl->make(cap);
     gate g;
     gate_init(&g, 2);
     worker ws[2] = {{.impl = impl, .ch = ping, .back = pong, .g = &g, .count = n},

@@ -3,7 +3,7 @@
 //
 // Goroutines stand in for both threads and tasks; a row's "workers" are GOMAXPROCS:
 // the number of CPUs for thread rows and row 13 -mt, 4 for rows 7-9 (as the Rust
-// peers' tokio runtime), 1 for row 13 -st and 2 for row 15-tasks.
+// peers' tokio runtime), 1 for row 13 -st and 2 for rows 15-tasks and 17-tasks.
 package main
 
 import (
@@ -190,11 +190,12 @@ func selected(procs, n, perSender int) time.Duration {
 }
 
 // pingPong bounces one message rtts times between two goroutines over two channels
-// of capacity 1; the pinger sends 1 ... rtts, checks that each echo is the value it
-// sent and returns the sum of the echoes.
-func pingPong(procs, rtts int) time.Duration {
-	ping := make(chan uint64, 1)
-	pong := make(chan uint64, 1)
+// of capacity capacity (1 in row 15; 0, unbuffered, in row 17); the pinger sends
+// 1 ... rtts, checks that each echo is the value it sent and returns the sum of the
+// echoes.
+func pingPong(procs, capacity, rtts int) time.Duration {
+	ping := make(chan uint64, capacity)
+	pong := make(chan uint64, capacity)
 	d, sum := timeJobs(procs, []job{
 		func() uint64 {
 			var sum uint64
@@ -324,14 +325,16 @@ func rows() []row {
 		}
 	}
 	rs = append(rs,
-		row{id: "15-threads", unit: "ns_per_rtt", run: func(c counts) float64 { return nsPer(pingPong(cpus, c.rtts), c.rtts) }},
-		row{id: "15-tasks", unit: "ns_per_rtt", run: func(c counts) float64 { return nsPer(pingPong(2, c.rtts), c.rtts) }},
+		row{id: "15-threads", unit: "ns_per_rtt", run: func(c counts) float64 { return nsPer(pingPong(cpus, 1, c.rtts), c.rtts) }},
+		row{id: "15-tasks", unit: "ns_per_rtt", run: func(c counts) float64 { return nsPer(pingPong(2, 1, c.rtts), c.rtts) }},
+		row{id: "17-threads", unit: "ns_per_rtt", run: func(c counts) float64 { return nsPer(pingPong(cpus, 0, c.rtts), c.rtts) }},
+		row{id: "17-tasks", unit: "ns_per_rtt", run: func(c counts) float64 { return nsPer(pingPong(2, 0, c.rtts), c.rtts) }},
 	)
 	return rs
 }
 
 // selects reports whether --rows token t selects row id: the id itself, or a group such
-// as 13, 13a, 13b-N64 or 15 (a prefix not followed by a digit).
+// as 13, 13a, 13b-N64, 15 or 17 (a prefix not followed by a digit).
 func selects(t, id string) bool {
 	if !strings.HasPrefix(id, t) {
 		return false
@@ -342,7 +345,7 @@ func selects(t, id string) bool {
 
 func main() {
 	runs := flag.Int("runs", 0, "measured runs per row (default 7; 3 with --quick)")
-	list := flag.String("rows", "", "comma list of row ids (1 ... 12, 13a-N2-mt ... 13c-N512-st, 15-threads, 15-tasks) or groups (13, 13a, 15); default all")
+	list := flag.String("rows", "", "comma list of row ids (1 ... 12, 13a-N2-mt ... 13c-N512-st, 15-threads, 15-tasks, 17-threads, 17-tasks) or groups (13, 13a, 15, 17); default all")
 	quick := flag.Bool("quick", false, "divide message counts by 10")
 	listOnly := flag.Bool("list", false, "print the ids of the rows selected that Go runs, one a line, and exit")
 	flag.Parse()

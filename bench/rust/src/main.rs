@@ -28,8 +28,11 @@ enum Kind {
     /// Row 13c: `channels` sender threads, one channel each, share 2^14 messages, read
     /// by one thread through a select.
     Select { channels: usize },
-    PingPongThreads,
-    PingPongTasks,
+    /// Rows 15 and 17: two threads bounce one message over two bounded(`cap`) channels
+    /// (`cap` 0: rendezvous channels).
+    PingPongThreads { cap: usize },
+    /// The same with two tasks on a 2-worker runtime.
+    PingPongTasks { cap: usize },
 }
 
 struct Row {
@@ -97,8 +100,10 @@ fn rows() -> Vec<Row> {
     for channels in [2, 16, 64, 256, 512] {
         rows.push(row(&format!("13c-N{}-mt", channels), Kind::Select { channels }, "ns_per_msg"));
     }
-    rows.push(row("15-threads", Kind::PingPongThreads, "ns_per_rtt"));
-    rows.push(row("15-tasks", Kind::PingPongTasks, "ns_per_rtt"));
+    rows.push(row("15-threads", Kind::PingPongThreads { cap: 1 }, "ns_per_rtt"));
+    rows.push(row("15-tasks", Kind::PingPongTasks { cap: 1 }, "ns_per_rtt"));
+    rows.push(row("17-threads", Kind::PingPongThreads { cap: 0 }, "ns_per_rtt"));
+    rows.push(row("17-tasks", Kind::PingPongTasks { cap: 0 }, "ns_per_rtt"));
     rows
 }
 
@@ -131,8 +136,8 @@ fn run_sync<P: Peer>(kind: Kind, n: &Counts) -> (Duration, u64) {
             assert_eq!(sum, sum_to(total), "{}: lost or duplicated messages (checksum)", P::NAME);
             (d, total)
         }
-        Kind::PingPongThreads => {
-            let (d, sum) = time_threads(P::ping_pong_threads(n.rtts));
+        Kind::PingPongThreads { cap } => {
+            let (d, sum) = time_threads(P::ping_pong_threads(cap, n.rtts));
             assert_eq!(sum, sum_to(n.rtts), "{}: lost or duplicated round trips (checksum)", P::NAME);
             (d, n.rtts)
         }
@@ -172,9 +177,9 @@ fn run_async<P: AsyncPeer>(kind: Kind, n: &Counts) -> (Duration, u64) {
             assert_eq!(sum, sum_to(total), "{}: lost or duplicated messages (checksum)", P::NAME);
             (d, total)
         }
-        Kind::PingPongTasks => {
+        Kind::PingPongTasks { cap } => {
             let rt = runtime(Some(2));
-            let (d, sum) = time_tasks(&rt, P::ping_pong_tasks(n.rtts));
+            let (d, sum) = time_tasks(&rt, P::ping_pong_tasks(cap, n.rtts));
             assert_eq!(sum, sum_to(n.rtts), "{}: lost or duplicated round trips (checksum)", P::NAME);
             (d, n.rtts)
         }
@@ -186,32 +191,36 @@ struct Impl {
     name: &'static str,
     multi_consumer: bool,
     select: bool,
+    rendezvous: bool,
     is_async: bool,
     run: fn(Kind, &Counts) -> (Duration, u64),
 }
 
 fn impls() -> [Impl; 4] {
     [
-        Impl { name: AsyncChannel::NAME, multi_consumer: AsyncChannel::MULTI_CONSUMER, select: AsyncChannel::SELECT, is_async: true, run: run_async::<AsyncChannel> },
-        Impl { name: Tokio::NAME, multi_consumer: Tokio::MULTI_CONSUMER, select: Tokio::SELECT, is_async: true, run: run_async::<Tokio> },
-        Impl { name: Flume::NAME, multi_consumer: Flume::MULTI_CONSUMER, select: Flume::SELECT, is_async: true, run: run_async::<Flume> },
-        Impl { name: Crossbeam::NAME, multi_consumer: Crossbeam::MULTI_CONSUMER, select: Crossbeam::SELECT, is_async: false, run: run_sync::<Crossbeam> },
+        Impl { name: AsyncChannel::NAME, multi_consumer: AsyncChannel::MULTI_CONSUMER, select: AsyncChannel::SELECT, rendezvous: AsyncChannel::RENDEZVOUS, is_async: true, run: run_async::<AsyncChannel> },
+        Impl { name: Tokio::NAME, multi_consumer: Tokio::MULTI_CONSUMER, select: Tokio::SELECT, rendezvous: Tokio::RENDEZVOUS, is_async: true, run: run_async::<Tokio> },
+        Impl { name: Flume::NAME, multi_consumer: Flume::MULTI_CONSUMER, select: Flume::SELECT, rendezvous: Flume::RENDEZVOUS, is_async: true, run: run_async::<Flume> },
+        Impl { name: Crossbeam::NAME, multi_consumer: Crossbeam::MULTI_CONSUMER, select: Crossbeam::SELECT, rendezvous: Crossbeam::RENDEZVOUS, is_async: false, run: run_sync::<Crossbeam> },
     ]
 }
 
-/// Whether `imp` runs `kind`: task rows need an async API, several receivers an MPMC channel.
+/// Whether `imp` runs `kind`: task rows need an async API, several receivers an MPMC
+/// channel, row 17 a rendezvous channel.
 fn applies(imp: &Impl, kind: Kind) -> bool {
     match kind {
-        Kind::Pairs(_) | Kind::Batches(_) | Kind::PingPongThreads => true,
+        Kind::Pairs(_) | Kind::Batches(_) => true,
         Kind::Threads { receivers, .. } => receivers == 1 || imp.multi_consumer,
         Kind::Tasks { receivers, .. } => imp.is_async && (receivers == 1 || imp.multi_consumer),
-        Kind::ManySenders { .. } | Kind::PingPongTasks => imp.is_async,
+        Kind::ManySenders { .. } => imp.is_async,
         Kind::Select { .. } => imp.select,
+        Kind::PingPongThreads { cap } => cap > 0 || imp.rendezvous,
+        Kind::PingPongTasks { cap } => imp.is_async && (cap > 0 || imp.rendezvous),
     }
 }
 
 /// Whether `--rows` token `token` selects row `id`: the id itself, or a group such as
-/// `13`, `13a`, `13b-N64` or `15` (a prefix not followed by a digit).
+/// `13`, `13a`, `13b-N64`, `15` or `17` (a prefix not followed by a digit).
 fn selects(token: &str, id: &str) -> bool {
     id.strip_prefix(token)
         .map_or(false, |rest| rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_digit()))
@@ -220,7 +229,8 @@ fn selects(token: &str, id: &str) -> bool {
 const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--impls LIST] [--quick] [--list]
   --runs K     measured runs per row and implementation (default 7; 3 with --quick)
   --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13c-N512-mt, 15-threads,
-               15-tasks) or groups (13, 13a, 13b-N64, 15); default all
+               15-tasks, 17-threads, 17-tasks) or groups (13, 13a, 13b-N64, 15, 17);
+               default all
   --impls LIST comma list of peers to run (async-channel, tokio, flume, crossbeam); default all
   --quick      divide message counts by 10
   --list       print the ids of the rows selected that a peer runs, one a line, and exit

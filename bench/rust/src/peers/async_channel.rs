@@ -81,9 +81,9 @@ impl Peer for AsyncChannel {
         jobs
     }
 
-    fn ping_pong_threads(rtts: u64) -> Vec<Job> {
-        let (ping_tx, ping_rx) = bounded(1);
-        let (pong_tx, pong_rx) = bounded(1);
+    fn ping_pong_threads(cap: usize, rtts: u64) -> Vec<Job> {
+        let (ping_tx, ping_rx) = bounded(cap);
+        let (pong_tx, pong_rx) = bounded(cap);
         vec![
             Box::new(move || {
                 let mut sum = 0;
@@ -152,9 +152,9 @@ impl AsyncPeer for AsyncChannel {
         tasks
     }
 
-    fn ping_pong_tasks(rtts: u64) -> Vec<Task> {
-        let (ping_tx, ping_rx) = bounded(1);
-        let (pong_tx, pong_rx) = bounded(1);
+    fn ping_pong_tasks(cap: usize, rtts: u64) -> Vec<Task> {
+        let (ping_tx, ping_rx) = bounded(cap);
+        let (pong_tx, pong_rx) = bounded(cap);
         vec![
             Box::pin(async move {
                 let mut sum = 0;

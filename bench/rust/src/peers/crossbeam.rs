@@ -1,5 +1,6 @@
 //! crossbeam-channel 0.5: MPMC without an async API, so it runs the thread rows and
-//! rows 1-4 through its synchronous send/recv (which never wait there).
+//! rows 1-4 through its synchronous send/recv (which never wait there); `bounded(0)` is
+//! its zero flavour, a rendezvous channel (row 17).
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,7 @@ fn channel(cap: Option<usize>) -> (Sender<u64>, Receiver<u64>) {
 impl Peer for Crossbeam {
     const NAME: &'static str = "crossbeam";
     const SELECT: bool = true;
+    const RENDEZVOUS: bool = true;
 
     fn select_jobs(channels: usize, cap: usize, per_sender: u64) -> Vec<Job> {
         let mut jobs: Vec<Job> = Vec::new();
@@ -116,9 +118,9 @@ impl Peer for Crossbeam {
         jobs
     }
 
-    fn ping_pong_threads(rtts: u64) -> Vec<Job> {
-        let (ping_tx, ping_rx) = bounded(1);
-        let (pong_tx, pong_rx) = bounded(1);
+    fn ping_pong_threads(cap: usize, rtts: u64) -> Vec<Job> {
+        let (ping_tx, ping_rx) = bounded(cap);
+        let (pong_tx, pong_rx) = bounded(cap);
         vec![
             Box::new(move || {
                 let mut sum = 0;

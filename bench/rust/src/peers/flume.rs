@@ -1,4 +1,5 @@
-//! flume 0.10 (default features): MPMC, blocking send/recv plus send_async/recv_async.
+//! flume 0.10 (default features): MPMC, blocking send/recv plus send_async/recv_async;
+//! `bounded(0)` is a rendezvous channel (row 17).
 
 use std::pin::Pin;
 use std::task::Context;
@@ -22,6 +23,7 @@ fn channel(cap: Option<usize>) -> (Sender<u64>, Receiver<u64>) {
 
 impl Peer for Flume {
     const NAME: &'static str = "flume";
+    const RENDEZVOUS: bool = true;
 
     fn pairs(cap: Option<usize>, pairs: u64) -> Duration {
         let (tx, rx) = channel(cap);
@@ -81,9 +83,9 @@ impl Peer for Flume {
         jobs
     }
 
-    fn ping_pong_threads(rtts: u64) -> Vec<Job> {
-        let (ping_tx, ping_rx) = bounded(1);
-        let (pong_tx, pong_rx) = bounded(1);
+    fn ping_pong_threads(cap: usize, rtts: u64) -> Vec<Job> {
+        let (ping_tx, ping_rx) = bounded(cap);
+        let (pong_tx, pong_rx) = bounded(cap);
         vec![
             Box::new(move || {
                 let mut sum = 0;
@@ -152,9 +154,9 @@ impl AsyncPeer for Flume {
         tasks
     }
 
-    fn ping_pong_tasks(rtts: u64) -> Vec<Task> {
-        let (ping_tx, ping_rx) = bounded(1);
-        let (pong_tx, pong_rx) = bounded(1);
+    fn ping_pong_tasks(cap: usize, rtts: u64) -> Vec<Task> {
+        let (ping_tx, ping_rx) = bounded(cap);
+        let (pong_tx, pong_rx) = bounded(cap);
         vec![
             Box::pin(async move {
                 let mut sum = 0;

@@ -10,7 +10,8 @@ pub mod crossbeam;
 pub mod flume;
 pub mod tokio_mpsc;
 
-/// Rows every peer runs: one-thread pairs and batches, thread rows, thread ping-pong.
+/// Rows every peer runs: one-thread pairs and batches, thread rows, thread ping-pong
+/// (row 17's over rendezvous channels only where `RENDEZVOUS`).
 /// `cap` is the capacity of a bounded channel, `None` for an unbounded one.
 pub trait Peer {
     /// The `impl` column of the output.
@@ -19,6 +20,9 @@ pub trait Peer {
     const MULTI_CONSUMER: bool = true;
     /// Whether it has a select over a set of channels known at run time (row 13c).
     const SELECT: bool = false;
+    /// Whether `bounded(0)` makes a rendezvous channel, where a send completes when a
+    /// receiver takes its message (row 17; async-channel's and tokio's `bounded(0)` panic).
+    const RENDEZVOUS: bool = false;
 
     /// Rows 1-2: `pairs` times a send then a receive on the calling thread.
     fn pairs(cap: Option<usize>, pairs: u64) -> Duration;
@@ -28,10 +32,11 @@ pub trait Peer {
     /// `receivers` threads that receive until the channel closes. Sender `s` (from 0)
     /// sends `s*per_sender+1 ..= (s+1)*per_sender`; receivers return their values' sum.
     fn thread_jobs(cap: Option<usize>, senders: usize, receivers: usize, per_sender: u64) -> Vec<Job>;
-    /// Row 15-threads: two threads bounce one message `rtts` times over two
-    /// bounded(1) channels; the pinger sends `1..=rtts`, checks that each echo is the
+    /// Rows 15-threads and 17-threads: two threads bounce one message `rtts` times over
+    /// two bounded(`cap`) channels (1 in row 15; 0, rendezvous channels, in row 17, only
+    /// where `RENDEZVOUS`); the pinger sends `1..=rtts`, checks that each echo is the
     /// value it sent and returns the echoes' sum.
-    fn ping_pong_threads(rtts: u64) -> Vec<Job>;
+    fn ping_pong_threads(cap: usize, rtts: u64) -> Vec<Job>;
     /// Row 13c (threads): `channels` channels of capacity `cap`, one sender thread
     /// each, read by one thread through the peer's select over all of them until every
     /// channel closes; values and sum as in `AsyncPeer::merged_tasks`. Only where
@@ -51,8 +56,8 @@ pub trait AsyncPeer: Peer {
     /// merged by one receiver task (`harness::merge_count`), which returns the sum of
     /// the values; channel `c`'s sender sends `c*per_sender+1 ..= (c+1)*per_sender`.
     fn merged_tasks(channels: usize, cap: usize, per_sender: u64) -> Vec<Task>;
-    /// Row 15-tasks: two tasks bounce one message `rtts` times over two
-    /// bounded(1) channels; the pinger checks and sums the echoes as in
-    /// `Peer::ping_pong_threads`.
-    fn ping_pong_tasks(rtts: u64) -> Vec<Task>;
+    /// Rows 15-tasks and 17-tasks: two tasks bounce one message `rtts` times over two
+    /// bounded(`cap`) channels, as in `Peer::ping_pong_threads`; the pinger checks and
+    /// sums the echoes as there.
+    fn ping_pong_tasks(cap: usize, rtts: u64) -> Vec<Task>;
 }

@@ -104,9 +104,9 @@ impl Peer for Tokio {
         jobs
     }
 
-    fn ping_pong_threads(rtts: u64) -> Vec<Job> {
-        let (ping_tx, mut ping_rx) = channel(1);
-        let (pong_tx, mut pong_rx) = channel(1);
+    fn ping_pong_threads(cap: usize, rtts: u64) -> Vec<Job> {
+        let (ping_tx, mut ping_rx) = channel(cap);
+        let (pong_tx, mut pong_rx) = channel(cap);
         vec![
             Box::new(move || {
                 let mut sum = 0;
@@ -171,9 +171,9 @@ impl AsyncPeer for Tokio {
         tasks
     }
 
-    fn ping_pong_tasks(rtts: u64) -> Vec<Task> {
-        let (ping_tx, mut ping_rx) = channel(1);
-        let (pong_tx, mut pong_rx) = channel(1);
+    fn ping_pong_tasks(cap: usize, rtts: u64) -> Vec<Task> {
+        let (ping_tx, mut ping_rx) = channel(cap);
+        let (pong_tx, mut pong_rx) = channel(cap);
         vec![
             Box::pin(async move {
                 let mut sum = 0;
