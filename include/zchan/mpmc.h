@@ -160,7 +160,10 @@ ZC_EXPORT zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiv
  *   blocked receiver (zc_recv_blocking and its timed forms) or a pending select receive
  *   case; else ZC_FULL (ZC_CLOSED once closed). A receive future has no place until
  *   its next poll (its out comes with that poll): a send future's offer wakes one
- *   waiting receive future, which takes the message when it is polled.
+ *   waiting receive future, which takes the message when it is polled. (A try_send
+ *   that left its message with such a future could not keep its promises: that the
+ *   message was received, and the channel's one order, if the future were then
+ *   cancelled.)
  * - zc_try_recv succeeds only if a sender is waiting (a send future, a blocked sender, a
  *   pending select send case); else ZC_EMPTY (ZC_CLOSED once closed). A receive that
  *   was cancelled or timed out took nothing; a blocking receive a sender filled before
