@@ -55,26 +55,31 @@ static zc_status chan_new(size_t cap, chan_kind kind, const zc_config *cfg, zc_s
     if (rx) *rx = NULL;
     if (!cfg || !tx || !rx || cfg->elem_size == 0 || (kind == KIND_BOUNDED && cap == 0))
         return ZC_EINVAL;
-    if (kind == KIND_RENDEZVOUS) cap = 1;
-    size_t qcap = kind == KIND_UNBOUNDED ? 0 : cap;
+    /* A rendezvous channel's ring never holds a message: one slot of one byte. Its
+     * messages are copied between the parties, and held ones (rendezvous.c) are
+     * allocated with a header, which the size must leave room for. */
+    bool rendezvous = kind == KIND_RENDEZVOUS;
+    if (rendezvous && cfg->elem_size > SIZE_MAX / 2) return ZC_EINVAL;
+    size_t qcap = rendezvous ? 1 : kind == KIND_UNBOUNDED ? 0 : cap;
+    size_t qelem = rendezvous ? 1 : cfg->elem_size;
 
     size_t slots;
-    zc_status s = zc__queue_storage_size(qcap, cfg->elem_size, &slots);
+    zc_status s = zc__queue_storage_size(qcap, qelem, &slots);
     if (s != ZC_OK) return s;
     size_t rv_at = (slots + ZC_CACHE_LINE - 1) / ZC_CACHE_LINE * ZC_CACHE_LINE;
-    if (kind == KIND_RENDEZVOUS) slots = rv_at + sizeof(zc__rv);
+    if (rendezvous) slots = rv_at + sizeof(zc__rv);
     if (slots > SIZE_MAX - sizeof(zc__chan)) return ZC_EINVAL;
     /* One block, line-aligned (chan.h's layout); the slots after the struct. */
     void *mem;
     if (posix_memalign(&mem, ZC_CACHE_LINE, sizeof(zc__chan) + slots) != 0) return ZC_ENOMEM;
     zc__chan *ch = mem;
     memset(ch, 0, sizeof *ch);
-    s = zc__queue_init(&ch->q, qcap, cfg->elem_size, ch + 1);
+    s = zc__queue_init(&ch->q, qcap, qelem, ch + 1);
     if (s != ZC_OK) {
         free(ch);
         return s;
     }
-    if (kind == KIND_RENDEZVOUS) {
+    if (rendezvous) {
         ch->rv = (zc__rv *)(void *)((unsigned char *)(ch + 1) + rv_at);
         zc__rv_init(ch->rv, &ch->q, &ch->send_waiters, &ch->recv_waiters, cfg->elem_size);
         /* No inline first attempt: every operation takes the out-of-line path, which
@@ -206,6 +211,7 @@ void zc_receiver_drop(zc_receiver *rx) {
         chan_close(ch);
         /* No receiver left: what is held will never be received. Dispose of it now. */
         zc__queue_discard(&ch->q, ch->drop_msg, ch->drop_ctx);
+        if (ch->rv) zc__rv_discard(ch->rv, ch->drop_msg, ch->drop_ctx);
     } else {
         /* A receiver that copied a message out late and leaves may have been the last
          * reader of what the queue retired: free what is read out now. */

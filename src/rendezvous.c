@@ -15,6 +15,7 @@
 #include "rendezvous.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backoff.h"
@@ -30,6 +31,7 @@ void zc__rv_init(zc__rv *rv, const zc__queue *q, zc__waitlist *offers, zc__waitl
     zc__waitlist_init(&rv->takers);
     zc__waitlist_init(&rv->sel_send);
     zc__waitlist_init(&rv->sel_recv);
+    rv->held_head = rv->held_tail = NULL;
 }
 
 void zc__rv_close(zc__rv *rv) {
@@ -87,6 +89,7 @@ typedef struct handoff {
     zc__rv *rv;
     void *buf;             /* a receive's place, or a send's message */
     const zc_select *self; /* the select taking, whose own cases it passes over; or NULL */
+    bool waits;            /* the taker registers if it finds nobody (not a try) */
 } handoff;
 
 /* A send future's offer: its message copied out, its send complete. */
@@ -162,12 +165,14 @@ static bool claim_move(const zc_select *s, unsigned from, unsigned to, unsigned 
 }
 
 /* A peer's claim of case c of s, under c's channel's lock: true if the hand-off is the
- * peer's to make. A select mid-poll is poked instead, and passed over. */
-static bool claim_case(const zc_select *s, const zc_select_case *c) {
+ * peer's to make. A select mid-poll is passed over, and poked if the peer waits (it
+ * registers before it lets the lock go, so the select's walk again finds it); a try,
+ * which does not wait, leaves it alone: a poke would only make it walk for nothing. */
+static bool claim_case(const zc_select *s, const zc_select_case *c, bool waits) {
     unsigned now;
     unsigned mine = (unsigned)(c - s->zc__cases) + CLAIM_PEER;
     if (claim_move(s, CLAIM_FREE, mine, &now)) return true;
-    if (now == CLAIM_BUSY) (void)claim_move(s, CLAIM_BUSY, CLAIM_POKED, &now);
+    if (now == CLAIM_BUSY && waits) (void)claim_move(s, CLAIM_BUSY, CLAIM_POKED, &now);
     return false;
 }
 
@@ -215,7 +220,7 @@ static bool take_offer_case(zc__node *n, void *arg) {
     handoff *h = arg;
     zc_select_case *c = (zc_select_case *)(void *)n;
     const zc_select *s = case_select(c, false);
-    if (s == h->self || !claim_case(s, c)) return false;
+    if (s == h->self || !claim_case(s, c, h->waits)) return false;
     memcpy(h->buf, c->zc__msg, h->rv->elem_size);
     return true;
 }
@@ -225,63 +230,133 @@ static bool take_place_case(zc__node *n, void *arg) {
     handoff *h = arg;
     zc_select_case *c = (zc_select_case *)(void *)n;
     const zc_select *s = case_select(c, true);
-    if (s == h->self || !claim_case(s, c)) return false;
+    if (s == h->self || !claim_case(s, c, h->waits)) return false;
     memcpy(c->zc__out, h->buf, h->rv->elem_size);
     return true;
 }
 
 /* Under the lock: take the oldest offer into out (true, *t to wake); self: the select
  * taking, or NULL. Send futures first, then select send cases. */
-static bool find_offer_for(zc__rv *rv, void *out, const zc_select *self, zc__taken *t) {
-    handoff h = {rv, out, self};
+static bool find_offer_for(zc__rv *rv, void *out, const zc_select *self, bool waits,
+                           zc__taken *t) {
+    handoff h = {rv, out, self, waits};
     return zc__waitlist_take(rv->offers, take_offer, &h, t) ||
            zc__waitlist_take(&rv->sel_send, take_offer_case, &h, t);
 }
 
-static bool find_offer(zc__rv *rv, void *out, zc__taken *t) {
-    return find_offer_for(rv, out, NULL, t);
-}
-
 /* Under the lock: put msg in the oldest waiting place (true, *t to wake). Blocking
  * receives first, then select receive cases. */
-static bool find_place_for(zc__rv *rv, const void *msg, const zc_select *self,
+static bool find_place_for(zc__rv *rv, const void *msg, const zc_select *self, bool waits,
                            zc__taken *t) {
-    handoff h = {rv, (void *)msg, self};
+    handoff h = {rv, (void *)msg, self, waits};
     return zc__waitlist_take(&rv->takers, take_taker, &h, t) ||
            zc__waitlist_take(&rv->sel_recv, take_place_case, &h, t);
 }
 
-static bool find_place(zc__rv *rv, const void *msg, zc__taken *t) {
-    return find_place_for(rv, msg, NULL, t);
+/* ---- Looks, under the lock ----------------------------------------------------------
+ * A receive takes, in this order: a message held for receivers (a try_send's for a
+ * receive future asking: held_take); else ZC_CLOSED once closed; else an offer. A send: ZC_CLOSED once closed; else a place. Each says through
+ * *t which partner to wake once the lock is let go (wake_partner; none for a held
+ * message). */
+
+/* The oldest message held for receivers into out: true if there was one. */
+static bool held_take(zc__rv *rv, void *out) {
+    zc__rv_held *h = rv->held_head;
+    if (!h) return false;
+    rv->held_head = h->next;
+    if (!rv->held_head) rv->held_tail = NULL;
+    memcpy(out, h->msg, rv->elem_size);
+    free(h);
+    return true;
+}
+
+static zc_status recv_look(zc__rv *rv, void *out, const zc_select *self, bool waits,
+                           zc__taken *t) {
+    t->node = NULL;
+    if (held_take(rv, out)) return ZC_OK;
+    if (zc__queue_is_closed(rv->q)) return ZC_CLOSED;
+    return find_offer_for(rv, out, self, waits, t) ? ZC_OK : ZC_EMPTY;
+}
+
+static zc_status send_look(zc__rv *rv, const void *msg, const zc_select *self, bool waits,
+                           zc__taken *t) {
+    t->node = NULL;
+    if (zc__queue_is_closed(rv->q)) return ZC_CLOSED;
+    return find_place_for(rv, msg, self, waits, t) ? ZC_OK : ZC_FULL;
+}
+
+static void wake_partner(const zc__taken *t) {
+    if (t->node) zc__waitlist_wake_taken(t);
+}
+
+void zc__rv_wake_partner(const zc__taken *t) { wake_partner(t); }
+
+/* Under the lock: h, holding a message, last on the held list. */
+static void held_append(zc__rv *rv, zc__rv_held *h) {
+    h->next = NULL;
+    if (rv->held_tail) rv->held_tail->next = h; else rv->held_head = h;
+    rv->held_tail = h;
+}
+
+void zc__rv_discard(zc__rv *rv, void (*drop)(void *msg, void *ctx), void *ctx) {
+    for (zc__rv_held *h = rv->held_head, *next; h; h = next) {
+        next = h->next;
+        if (drop) drop(h->msg, ctx);
+        free(h);
+    }
+    rv->held_head = rv->held_tail = NULL;
 }
 
 /* ---- Try operations --------------------------------------------------------------- */
 
+/* A try_send that found no place while a receive future asks: that future has no place
+ * until its next poll, so the message goes last on the held list, which receivers take
+ * from before anything else, and the oldest future asking is woken for it (rendezvous.h). */
+static zc_status try_send_asking(zc__rv *rv, const void *msg) {
+    zc__rv_held *h = malloc(sizeof *h + rv->elem_size);
+    if (!h) return zc__waitlist_has_waiters(rv->asking) ? ZC_ENOMEM : ZC_FULL;
+    zc__taken t;
+    rv_lock(rv);
+    zc_status s = send_look(rv, msg, NULL, false, &t);
+    /* Registrations on asking are made under this lock: the count is exact here. */
+    if (s == ZC_FULL && zc__waitlist_has_waiters(rv->asking)) {
+        memcpy(h->msg, msg, rv->elem_size);
+        held_append(rv, h);
+        h = NULL;
+        s = ZC_OK;
+    }
+    rv_unlock(rv);
+    free(h);
+    wake_partner(&t);
+    if (s == ZC_OK && !t.node) (void)zc__waitlist_notify_one(rv->asking); /* held for it */
+    return s;
+}
+
 zc_status zc__rv_try_send(zc__rv *rv, const void *msg) {
     zc__taken t;
     rv_lock(rv);
-    bool closed = zc__queue_is_closed(rv->q);
-    bool took = !closed && find_place(rv, msg, &t);
+    zc_status s = send_look(rv, msg, NULL, false, &t);
     rv_unlock(rv);
-    if (took) zc__waitlist_wake_taken(&t);
-    return closed ? ZC_CLOSED : took ? ZC_OK : ZC_FULL;
+    wake_partner(&t);
+    /* [F1]: a receive future registers ([F2]) under the lock this look took. */
+    if (s == ZC_FULL && zc__waitlist_has_waiters(rv->asking)) return try_send_asking(rv, msg);
+    return s;
 }
 
 zc_status zc__rv_try_recv(zc__rv *rv, void *out) {
     zc__taken t;
     rv_lock(rv);
-    bool closed = zc__queue_is_closed(rv->q);
-    bool took = !closed && find_offer(rv, out, &t);
+    zc_status s = recv_look(rv, out, NULL, false, &t);
     rv_unlock(rv);
-    if (took) zc__waitlist_wake_taken(&t);
-    return closed ? ZC_CLOSED : took ? ZC_OK : ZC_EMPTY;
+    wake_partner(&t);
+    return s;
 }
 
 /* ---- Futures ---------------------------------------------------------------------- */
 
 zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w) {
-    zc__taken t;
-    bool took = false, offered = false;
+    zc__taken t = {0};
+    bool offered = false;
     zc_status s;
     if (settle(rv->offers, &f->zc__node) && zc__send_done(f)) { /* taken: a receiver has it */
         (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
@@ -290,11 +365,7 @@ zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w) {
     rv_lock(rv);
     if (zc__send_done(f)) {
         s = ZC_OK; /* a receiver took the offer */
-    } else if (zc__queue_is_closed(rv->q)) {
-        s = ZC_CLOSED;
-    } else if ((took = find_place(rv, f->zc__msg, &t))) {
-        s = ZC_OK;
-    } else {
+    } else if ((s = send_look(rv, f->zc__msg, NULL, true, &t)) == ZC_FULL) {
         /* An offer now: a receive future asking is woken to take it (one per offer). */
         offered = !zc__waitlist_is_linked(&f->zc__node);
         s = zc__waitlist_register_unless(rv->offers, &f->zc__node, w, closed_now, rv)
@@ -303,7 +374,7 @@ zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w) {
     bool later = s != ZC_PENDING && off_list(rv->offers, &f->zc__node);
     rv_unlock(rv);
     if (later) (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
-    if (took) zc__waitlist_wake_taken(&t);
+    wake_partner(&t);
     if (s != ZC_PENDING) zc__send_set_done(f, (int)s + 1);
     else if (offered) (void)zc__waitlist_notify_one(rv->asking);
     return s;
@@ -317,37 +388,38 @@ void zc__rv_send_cancel(zc__rv *rv, zc_send *f) {
     (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
 }
 
-/* Whether an offer is waiting (seq_cst loads of the counts, [F1]). */
+/* Whether a receiver could take something now: an offer waits (seq_cst loads of the
+ * counts, [F1]) or a message is held (under the lock). */
 static bool has_offer(zc__rv *rv) {
-    return zc__waitlist_has_waiters(rv->offers) || zc__waitlist_has_waiters(&rv->sel_send);
+    if (zc__waitlist_has_waiters(rv->offers) || zc__waitlist_has_waiters(&rv->sel_send))
+        return true;
+    rv_lock(rv);
+    bool held = rv->held_head != NULL;
+    rv_unlock(rv);
+    return held;
 }
 
 zc_status zc__rv_recv_poll(zc__rv *rv, zc_recv *f, const zc_waker *w, void *out) {
-    zc__taken t;
-    bool took = false;
+    zc__taken t = {0};
     zc_status s;
     (void)settle(rv->asking, &f->zc__node);
     rv_lock(rv);
-    if (zc__queue_is_closed(rv->q))
-        s = ZC_CLOSED;
-    else if ((took = find_offer(rv, out, &t)))
-        s = ZC_OK;
-    else
+    if ((s = recv_look(rv, out, NULL, true, &t)) == ZC_EMPTY)
         s = zc__waitlist_register_unless(rv->asking, &f->zc__node, w, closed_now, rv)
                 ? ZC_PENDING : ZC_CLOSED;
     /* A wake-up held was used by this poll's look. */
     bool later = s != ZC_PENDING && off_list(rv->asking, &f->zc__node);
     rv_unlock(rv);
     if (later) (void)zc__waitlist_unregister(rv->asking, &f->zc__node);
-    if (took) zc__waitlist_wake_taken(&t);
+    wake_partner(&t);
     return s;
 }
 
 void zc__rv_recv_cancel(zc__rv *rv, zc_recv *f) {
-    bool held = zc__waitlist_unregister(rv->asking, &f->zc__node);
-    /* Woken for an offer and not polled: the next receive future asking gets the wake-up
-     * while an offer waits (waker rule 4). */
-    if (held && has_offer(rv)) (void)zc__waitlist_notify_one(rv->asking);
+    bool woken = zc__waitlist_unregister(rv->asking, &f->zc__node);
+    /* Woken for an offer or a held message and not polled: the next receive future
+     * asking gets the wake-up while one is there (waker rule 4). */
+    if (woken && has_offer(rv)) (void)zc__waitlist_notify_one(rv->asking);
 }
 
 /* ---- Blocking receives ------------------------------------------------------------ */
@@ -361,8 +433,7 @@ void zc__rv_taker_init(zc__rv_taker *k, zc__rv *rv, void *out) {
 
 zc_status zc__rv_taker_poll(zc__rv_taker *k, const zc_waker *w) {
     zc__rv *rv = k->rv;
-    zc__taken t;
-    bool took = false;
+    zc__taken t = {0};
     zc_status s;
     if (settle(&rv->takers, &k->node) && k->done) { /* filled: the message is in out */
         (void)zc__waitlist_unregister(&rv->takers, &k->node);
@@ -371,17 +442,13 @@ zc_status zc__rv_taker_poll(zc__rv_taker *k, const zc_waker *w) {
     rv_lock(rv);
     if (k->done)
         s = ZC_OK; /* a sender filled the place */
-    else if (zc__queue_is_closed(rv->q))
-        s = ZC_CLOSED;
-    else if ((took = find_offer(rv, k->out, &t)))
-        s = ZC_OK;
-    else
+    else if ((s = recv_look(rv, k->out, NULL, true, &t)) == ZC_EMPTY)
         s = zc__waitlist_register_unless(&rv->takers, &k->node, w, closed_now, rv)
                 ? ZC_PENDING : ZC_CLOSED;
     bool later = s != ZC_PENDING && off_list(&rv->takers, &k->node);
     rv_unlock(rv);
     if (later) (void)zc__waitlist_unregister(&rv->takers, &k->node);
-    if (took) zc__waitlist_wake_taken(&t);
+    wake_partner(&t);
     return s;
 }
 
@@ -393,13 +460,12 @@ zc_status zc__rv_taker_cancel(zc__rv_taker *k) {
 /* ---- Select cases ----------------------------------------------------------------- */
 
 zc_status zc__rv_case_try(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,
-                          zc__taken *t, bool *took) {
+                          zc__taken *t) {
     rv_lock(rv);
-    bool closed = zc__queue_is_closed(rv->q);
-    *took = !closed && (recv ? find_offer_for(rv, c->zc__out, s, t)
-                             : find_place_for(rv, c->zc__msg, s, t));
+    zc_status st = recv ? recv_look(rv, c->zc__out, s, true, t)
+                        : send_look(rv, c->zc__msg, s, true, t);
     rv_unlock(rv);
-    return closed ? ZC_CLOSED : *took ? ZC_OK : recv ? ZC_EMPTY : ZC_FULL;
+    return st;
 }
 
 bool zc__rv_case_register(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,

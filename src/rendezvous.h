@@ -6,7 +6,12 @@
  *   offers   send futures (zc_send; a blocking send runs one): the message stays in the
  *            sender's memory, and a receiver that takes it completes the send;
  *   asking   receive futures (zc_recv): they have no place for a message until their next
- *            poll, so they wait to be woken by an offer and then take it themselves;
+ *            poll, so they wait to be woken by an offer and then take it themselves; a
+ *            try_send, which cannot wait, leaves its message instead in a block of the
+ *            channel's on the held list (zc__rv_held) and wakes one of them: every
+ *            receive takes the held messages first, oldest first, so the first receiver
+ *            to act takes it and the channel's one order holds. Held messages exist only
+ *            while no taker or select place waits (those are filled at once);
  *   takers   blocking receives (zc__rv_taker), with their place: a sender puts its
  *            message there, and that completes the receive;
  *   sel_send, sel_recv  select cases, offers and takers: a peer completes one only after
@@ -38,6 +43,13 @@
 #include "queue/queue.h"
 #include "waitlist.h"
 
+/* A message a try_send left for a receive future asking (rendezvous.c), in a block of
+ * the channel's, on the held list until a receiver takes it. */
+typedef struct zc__rv_held {
+    struct zc__rv_held *next;
+    unsigned char msg[];
+} zc__rv_held;
+
 typedef struct zc__rv {
     atomic_bool locked;
     size_t elem_size;
@@ -47,6 +59,7 @@ typedef struct zc__rv {
     zc__waitlist takers;
     zc__waitlist sel_send;
     zc__waitlist sel_recv;
+    zc__rv_held *held_head, *held_tail; /* oldest first; under the lock */
 } zc__rv;
 
 /* A blocking receive's waiter: a taker with its place. Caller memory (block.c's stack). */
@@ -64,6 +77,9 @@ void zc__rv_init(zc__rv *rv, const zc__queue *q, zc__waitlist *offers, zc__waitl
 /* After the close mark is set: wake every taker and select case (the channel wakes its
  * own lists). */
 void zc__rv_close(zc__rv *rv);
+/* After the last receiver's drop: every message held for receivers to drop (if not
+ * NULL), and freed. One thread. */
+void zc__rv_discard(zc__rv *rv, void (*drop)(void *msg, void *ctx), void *ctx);
 /* The hand-off's lists, for the checked build's look at futures left pending. */
 void zc__rv_lists(zc__rv *rv, zc__waitlist *lists[3]);
 
@@ -119,11 +135,13 @@ void zc__rv_select_leave(zc_select *s);
 bool zc__rv_select_claimed(const zc_select *s, size_t *index);
 
 /* One attempt of select case c (recv: a receive case) of select s on a rendezvous
- * channel: ZC_OK with *took and *t set (the partner to wake, with zc__waitlist_wake_taken,
- * once the select has called zc__rv_select_finishing), ZC_CLOSED, or ZC_EMPTY / ZC_FULL.
- * s's own cases are never its partners. */
+ * channel: ZC_OK with *t naming the partner to wake (zc__rv_wake_partner, once the
+ * select has called zc__rv_select_finishing), ZC_CLOSED, or ZC_EMPTY / ZC_FULL. s's own
+ * cases are never its partners. */
 zc_status zc__rv_case_try(zc__rv *rv, zc_select_case *c, const zc_select *s, bool recv,
-                          zc__taken *t, bool *took);
+                          zc__taken *t);
+/* Wake the partner a look took, if it took one (a held message has none). */
+void zc__rv_wake_partner(const zc__taken *t);
 /* Register c (of s) as an offer or a place, with waker w. Returns true if it was not
  * linked: a send case's new offer, for which the select wakes a receive future asking
  * (zc__rv_wake_asking) once peers may claim it. */

@@ -358,10 +358,9 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     unsigned owed = 0;
     bool look = zc__rv_select_flags(s) & ZC_SELECT_READY;
     zc__rv *rv = case_rv(c);
-    zc__taken partner;
-    bool took = false;
+    zc__taken partner = {0};
     *st = look ? case_look(c)
-          : rv ? zc__rv_case_try(rv, c, s, case_is_recv(c), &partner, &took)
+          : rv ? zc__rv_case_try(rv, c, s, case_is_recv(c), &partner)
                : case_try(c, &owed);
     /* A closed case is skipped: never ready, not registered (the mark, set or cleared at
      * each attempt), its node off the list; a wake-up it held is owed to nobody (the
@@ -389,7 +388,7 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
      * used none. A timer case owes nothing. */
     zc__rv_select_finishing(s); /* rendezvous peers pass the select over from here */
     select_finish(s, *registered || look ? s->zc__n : i, true);
-    if (took) zc__waitlist_wake_taken(&partner); /* the partner's operation completed */
+    zc__rv_wake_partner(&partner); /* the partner's operation completed */
     if (owed > 0) zc__wait_pay(case_chan(c), case_side(c), owed);
     return true;
 }
@@ -475,7 +474,8 @@ static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index,
            !zc__rv_select_wait(s)) {
         for (size_t i = 0; i < s->zc__n; i++) {
             zc_select_case *c = &s->zc__cases[i];
-            if (case_rv(c) && !case_is_recv(c) && zc__waitlist_is_linked(&c->zc__node))
+            if (c->zc__handle && case_rv(c) && !case_is_recv(c) &&
+                zc__waitlist_is_linked(&c->zc__node))
                 c->zc__kind |= CASE_OFFERED;
         }
         zc__backoff_snooze(&backoff);

@@ -148,42 +148,47 @@ ZC_EXPORT zc_status zc_unbounded(const zc_config *cfg, zc_sender **tx, zc_receiv
  * `make(chan T)` and crossbeam's `bounded(0)`). Same handles, futures, blocking calls,
  * select cases and close as the other flavours; what differs:
  *
- * - A send that returned ZC_OK was received: its message is in a receiver's hands. A
- *   send future waits as an offer (its message stays in the caller's memory, as for
- *   every send future); a receiver that comes takes the message from there, which
- *   completes the send: its next poll returns ZC_OK. A send cancelled, timed out or
- *   closed before a receiver took it sent nothing. A send future a receiver completed
- *   between its ZC_PENDING poll and a zc_send_cancel stays completed (as a cancel
- *   leaves every completed future): its next poll returns ZC_OK and sends nothing
- *   more; the blocking and timed sends report it as ZC_OK.
- * - zc_try_send succeeds only into a receiver waiting with a place for the message: a
- *   blocked receiver (zc_recv_blocking and its timed forms) or a pending select receive
- *   case; else ZC_FULL (ZC_CLOSED once closed). A receive future has no place until
- *   its next poll (its out comes with that poll): a send future's offer wakes one
- *   waiting receive future, which takes the message when it is polled. (A try_send
- *   that left its message with such a future could not keep its promises: that the
- *   message was received, and the channel's one order, if the future were then
- *   cancelled.)
+ * - A send future or blocking send that returned ZC_OK was received: its message is in
+ *   a receiver's hands. A send future waits as an offer (its message stays in the
+ *   caller's memory, as for every send future); a receiver that comes takes the message
+ *   from there, which completes the send: its next poll returns ZC_OK. A send
+ *   cancelled, timed out or closed before a receiver took it sent nothing. A send future
+ *   a receiver completed between its ZC_PENDING poll and a zc_send_cancel stays
+ *   completed (as a cancel leaves every completed future): its next poll returns ZC_OK
+ *   and sends nothing more; the blocking and timed sends report it as ZC_OK.
+ * - zc_try_send succeeds only if a receiver is waiting; else ZC_FULL (ZC_CLOSED once
+ *   closed). A blocked receiver (zc_recv_blocking and its timed forms) or a pending
+ *   select receive case gets the message in its place at once. A pending receive
+ *   future has no place until its next poll (its out comes with that poll): the
+ *   channel holds the message for it, in a block it allocates (ZC_ENOMEM if it cannot:
+ *   nothing sent), and wakes it. Every receive takes such held messages first, oldest
+ *   first, so the first receiver to act gets it and the channel's one order holds; a
+ *   woken receive future cancelled instead took nothing and passes its wake-up on to
+ *   the next one waiting. So a try_send's ZC_OK means a receiver was waiting and its
+ *   message is the next one the receivers take. A send future allocates nothing: its
+ *   offer wakes one waiting receive future, which takes the message when polled.
  * - zc_try_recv succeeds only if a sender is waiting (a send future, a blocked sender, a
- *   pending select send case); else ZC_EMPTY (ZC_CLOSED once closed). A receive that
- *   was cancelled or timed out took nothing; a blocking receive a sender filled before
- *   its deadline passed returns ZC_OK.
- * - After close, sends and receives return ZC_CLOSED (there are no messages to drain);
- *   waiting senders get ZC_CLOSED with their messages still theirs. drop_msg is never
- *   called: the channel never holds a message.
- * - zc_info: capacity 0, len 0. zc_force_send is zc_try_send (nothing held to evict).
- *   The batch calls (zchan/batch.h) and reservations (zchan/permit.h) return ZC_EINVAL:
- *   there is no slot to fill or reserve.
+ *   pending select send case) or a try_send's message is held; else ZC_EMPTY
+ *   (ZC_CLOSED once closed). A receive that was cancelled or timed out took nothing; a
+ *   blocking receive a sender filled before its deadline passed returns ZC_OK.
+ * - After close, sends return ZC_CLOSED (waiting senders too, their messages still
+ *   theirs); receives return the messages held for them, then ZC_CLOSED. Those held
+ *   when the last receiver is dropped go to drop_msg, which sees no other message.
+ * - zc_info: capacity 0, len 0 (held messages are not counted). zc_force_send is
+ *   zc_try_send (nothing is buffered to evict). The batch calls (zchan/batch.h) and
+ *   reservations (zchan/permit.h) return ZC_EINVAL: there is no slot to fill or
+ *   reserve.
  * - Cost: every operation takes the channel's lock (a spinlock) for its look for a
  *   partner and the copy, as Go's channel does; the fast lock-free paths of the
  *   buffered flavours do not apply.
  *
- * @param cfg  Element size and optional drop_msg (never called); read during the call.
+ * @param cfg  Element size and optional drop_msg; read during the call.
  * @param tx   Receives the first sender handle; owned by the caller.
  * @param rx   Receives the first receiver handle; owned by the caller.
- * @return ZC_OK; ZC_EINVAL (cfg, tx or rx NULL, elem_size 0 or too large); ZC_ENOMEM.
- *         On failure *tx and *rx (where not NULL) are NULL. (zc_bounded(0, ...) stays
- *         ZC_EINVAL.)
+ * @return ZC_OK; ZC_EINVAL (cfg, tx or rx NULL, elem_size 0 or over SIZE_MAX / 2);
+ *         ZC_ENOMEM. On failure *tx and *rx (where not NULL) are NULL. (zc_bounded(0,
+ *         ...) stays ZC_EINVAL.) The channel's block does not grow with elem_size: it
+ *         holds no message.
  *
  * Thread safety: any thread.
  * Source: Go's runtime/chan.go (waiting senders and receivers queued, the copy made by

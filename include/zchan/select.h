@@ -38,8 +38,11 @@
  * one case and no other, and the select's next poll reports it (ZC_OK, its index). Two
  * threads each selecting on the other's rendezvous channels meet; a select never pairs
  * with itself (a send and a receive case on one channel). A cancel that comes after a
- * peer completed a case leaves the select completed (zc_select_abort tells). Such cases
- * cannot be used with ZC_SELECT_READY (ZC_EINVAL): a waiting one would be completed.
+ * peer completed a case leaves the select completed (zc_select_abort tells). While its
+ * poll runs, a select is not waiting yet: a try operation of a peer does not meet it
+ * then (a peer that waits is met by the walk the select makes again before it waits).
+ * A ZC_SELECT_READY select with any enabled rendezvous case is ZC_EINVAL (a waiting
+ * case would be completed, which a readiness select must not do).
  * Source: Go's select over unbuffered channels (a waiting select's selectDone claimed
  * once); crossbeam-channel's zero flavour (a waiting context selected once).
  *

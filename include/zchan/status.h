@@ -33,7 +33,7 @@ extern "C" {
 #define ZC_STATUS_MAP(X)                                                                   \
     X(ZC_OK, 0, "done")                                                                    \
     X(ZC_PENDING, 1, "poll only: not ready yet; the waker will be called")                 \
-    X(ZC_FULL, 2, "try_send on a full bounded channel")                                    \
+    X(ZC_FULL, 2, "try_send: no room (a full bounded channel; rendezvous: nobody waits)")  \
     X(ZC_EMPTY, 3, "try_recv: nothing to take (open and empty, or a reserved place next)") \
     X(ZC_CLOSED, 4, "send on a closed channel; recv on a closed and drained channel")      \
     X(ZC_TIMEDOUT, 5, "a blocking call with a timeout ran out of time")                    \

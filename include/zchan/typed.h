@@ -442,7 +442,7 @@
                                              name##_receiver **zc__rx) {                   \
         zc_config zc__cfg;                                                                 \
         zc__cfg.elem_size = sizeof(T);                                                     \
-        zc__cfg.drop_msg = NULL; /* a rendezvous channel holds no message */               \
+        zc__cfg.drop_msg = NULL;                                                           \
         zc__cfg.drop_ctx = NULL;                                                           \
         return zc_rendezvous(&zc__cfg, ZC__CAST(zc_sender **, zc__tx),                     \
                              ZC__CAST(zc_receiver **, zc__rx));                            \

@@ -28,6 +28,7 @@
 #include <zchan/select.h>
 
 #include "counting_waker.h"
+#include "rendezvous.h" /* the select claim word, for the poke tests */
 
 static atomic_uint dropped;
 
@@ -51,6 +52,12 @@ static void test_bad_arguments_and_info(void **state) {
     assert_null(tx);
     assert_null(rx);
     assert_int_equal(zc_rendezvous(&zero, &tx, &rx), ZC_EINVAL);
+    zc_config huge = {SIZE_MAX / 2 + 1, NULL, NULL};
+    assert_int_equal(zc_rendezvous(&huge, &tx, &rx), ZC_EINVAL);
+    zc_config big = {1u << 20, NULL, NULL}; /* the block does not grow with it */
+    assert_int_equal(zc_rendezvous(&big, &tx, &rx), ZC_OK);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
     assert_int_equal(zc_rendezvous(&cfg, NULL, &rx), ZC_EINVAL);
     assert_int_equal(zc_bounded(0, &cfg, &tx, &rx), ZC_EINVAL); /* stays: no cap 0 */
     make(&tx, &rx);
@@ -122,8 +129,6 @@ static void test_a_receive_future_is_woken_by_an_offer_and_takes_it(void **state
     zc_recv r;
     zc_recv_init(&r, rx);
     assert_int_equal(zc_recv_poll(&r, &rwk, &out), ZC_PENDING);
-    /* A receive future has no place yet: a try_send does not meet it. */
-    assert_int_equal(zc_try_send(tx, &v), ZC_FULL);
     zc_send f;
     zc_send_init(&f, tx, &v);
     assert_int_equal(zc_send_poll(&f, &swk), ZC_PENDING);
@@ -135,6 +140,89 @@ static void test_a_receive_future_is_woken_by_an_offer_and_takes_it(void **state
     /* The stream goes on: the next poll waits again. */
     assert_int_equal(zc_recv_poll(&r, &rwk, &out), ZC_PENDING);
     zc_recv_cancel(&r);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* A try_send meets a waiting receive future too: its message is held by the channel
+ * and that future woken; every receive takes held messages first, in order, so the
+ * first receiver to act gets the oldest; a woken future cancelled instead passes its
+ * wake-up on; one held when the last receiver goes is given to drop_msg. */
+static void test_a_try_send_leaves_its_message_for_a_receive_future(void **state) {
+    (void)state;
+    atomic_store(&dropped, 0);
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    counting_waker c1, c2;
+    counting_waker_init(&c1);
+    counting_waker_init(&c2);
+    zc_waker w1 = counting_waker_of(&c1), w2 = counting_waker_of(&c2);
+    uint64_t v = 50, o1 = 0, o2 = 0;
+    zc_recv r1, r2;
+    zc_recv_init(&r1, rx);
+    zc_recv_init(&r2, rx);
+    assert_int_equal(zc_recv_poll(&r1, &w1, &o1), ZC_PENDING);
+    assert_int_equal(zc_recv_poll(&r2, &w2, &o2), ZC_PENDING);
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK); /* r1, the oldest, is woken for it */
+    assert_int_equal(counting_waker_count(&c1), 1);
+    assert_int_equal(counting_waker_count(&c2), 0);
+    v = 51;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK); /* r2 is woken for this one */
+    assert_int_equal(counting_waker_count(&c2), 1);
+    assert_int_equal(zc_try_send(tx, &v), ZC_FULL); /* nobody left waiting */
+    zc_info info;
+    assert_int_equal(zc_sender_info(tx, &info), ZC_OK);
+    assert_int_equal(info.len, 0);
+    /* The first to act gets the oldest. */
+    assert_int_equal(zc_recv_poll(&r2, &w2, &o2), ZC_OK);
+    assert_int_equal(o2, 50);
+    zc_recv_cancel(&r1); /* took nothing */
+    assert_int_equal(o1, 0);
+    assert_int_equal(zc_try_recv(rx, &o2), ZC_OK);
+    assert_int_equal(o2, 51);
+    assert_int_equal(zc_try_recv(rx, &o2), ZC_EMPTY);
+    /* Woken, then cancelled with another future waiting: that one gets the wake-up. */
+    assert_int_equal(zc_recv_poll(&r1, &w1, &o1), ZC_PENDING);
+    assert_int_equal(zc_recv_poll(&r2, &w2, &o2), ZC_PENDING);
+    v = 52;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    assert_int_equal(counting_waker_count(&c1), 2);
+    zc_recv_cancel(&r1);
+    assert_int_equal(counting_waker_count(&c2), 2);
+    assert_int_equal(zc_recv_poll(&r2, &w2, &o2), ZC_OK);
+    assert_int_equal(o2, 52);
+    /* A message held when the last receiver goes is given to drop_msg. */
+    assert_int_equal(zc_recv_poll(&r1, &w1, &o1), ZC_PENDING);
+    v = 53;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    zc_recv_cancel(&r1);
+    zc_sender_drop(tx);
+    assert_int_equal(atomic_load(&dropped), 0);
+    zc_receiver_drop(rx);
+    assert_int_equal(atomic_load(&dropped), 1);
+}
+
+/* Close does not take a message a try_send left for receivers: it is received, then
+ * ZC_CLOSED. */
+static void test_a_handed_message_is_received_after_close(void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    uint64_t v = 60, out = 0;
+    zc_recv r;
+    zc_recv_init(&r, rx);
+    assert_int_equal(zc_recv_poll(&r, &w, &out), ZC_PENDING);
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    zc_recv_cancel(&r); /* held for the next receiver */
+    assert_true(zc_sender_close(tx));
+    assert_int_equal(zc_try_recv(rx, &out), ZC_OK);
+    assert_int_equal(out, 60);
+    assert_int_equal(zc_try_recv(rx, &out), ZC_CLOSED);
     zc_sender_drop(tx);
     zc_receiver_drop(rx);
 }
@@ -634,6 +722,89 @@ static void test_a_cancel_after_a_peer_completed_reports_it(void **state) {
     zc_receiver_drop(rx);
 }
 
+/* A select mid-poll (BUSY) is passed over by every peer; one that registers pokes it,
+ * so that it walks its cases again and finds the peer; a try, which does not register,
+ * leaves it alone (a poke would only send it round again for nothing). */
+static void test_only_a_peer_that_waits_pokes_a_busy_select(void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    counting_waker cs, cr;
+    counting_waker_init(&cs);
+    counting_waker_init(&cr);
+    zc_waker ws = counting_waker_of(&cs), wr = counting_waker_of(&cr);
+    uint64_t v = 70, out = 0;
+    zc_select_case c[1];
+    zc_select sel;
+    zc_select_send_case(&c[0], tx, &v);
+    zc_select_init(&sel, c, 1, 0);
+    size_t i = 9, claimed = 9;
+    assert_int_equal(zc_select_poll(&sel, &ws, &i), ZC_PENDING); /* an offer, FREE */
+    assert_true(zc__rv_select_enter(&sel, true, &claimed));       /* as its poll: BUSY */
+    assert_int_equal(zc_try_recv(rx, &out), ZC_EMPTY);            /* passed over */
+    assert_true(zc__rv_select_wait(&sel));                        /* not poked: FREE */
+    assert_true(zc__rv_select_enter(&sel, true, &claimed));
+    zc_recv r;
+    zc_recv_init(&r, rx);
+    assert_int_equal(zc_recv_poll(&r, &wr, &out), ZC_PENDING); /* passed over, waits */
+    assert_false(zc__rv_select_wait(&sel)); /* poked: walk again (still BUSY) */
+    zc__rv_select_leave(&sel);
+    zc_select_cancel(&sel);
+    zc_recv_cancel(&r);
+    assert_int_equal(counting_waker_count(&cs), 0);
+    assert_int_equal(out, 0);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* A select with a disabled case, walked again after a poke: the disabled case is passed
+ * by (a peer that waits keeps poking the sender's select while it polls). */
+typedef struct disabled_run {
+    zc_receiver *rx;
+    atomic_uint got;
+    atomic_bool stop;
+} disabled_run;
+
+static void *disabled_peer(void *arg) {
+    disabled_run *d = arg;
+    uint64_t v;
+    for (unsigned k = 0; !atomic_load(&d->stop); k++) {
+        zc_status s = k % 2 ? zc_recv_timeout(d->rx, &v, 20000) : zc_try_recv(d->rx, &v);
+        if (s == ZC_OK) atomic_fetch_add(&d->got, 1);
+    }
+    return NULL;
+}
+
+static void test_a_select_walked_again_passes_its_disabled_cases_by(void **state) {
+    (void)state;
+    zc_sender *tx;
+    disabled_run d = {0};
+    make(&tx, &d.rx);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, disabled_peer, &d), 0);
+    unsigned sent = 0;
+    for (unsigned k = 0; k < 20000; k++) {
+        uint64_t v = k;
+        zc_select_case c[2];
+        zc_select_send_case(&c[0], tx, &v);
+        zc_select_recv_case(&c[1], NULL, NULL); /* disabled: a nil channel */
+        size_t i = 9;
+        zc_status s = zc_select_timeout(c, 2, 0, k % 3 * 20000, &i);
+        if (s == ZC_OK) {
+            assert_int_equal(i, 0);
+            sent++;
+        } else {
+            assert_int_equal(s, ZC_TIMEDOUT);
+        }
+    }
+    atomic_store(&d.stop, true);
+    pthread_join(t, NULL);
+    assert_int_equal(atomic_load(&d.got), sent); /* each one sent was received, once */
+    zc_sender_drop(tx);
+    zc_receiver_drop(d.rx);
+}
+
 typedef struct crossing {
     zc_sender *tx[2];
     zc_receiver *rx[2];
@@ -692,6 +863,8 @@ int main(void) {
         cmocka_unit_test(test_try_operations_need_a_waiting_partner),
         cmocka_unit_test(test_a_send_future_is_an_offer_a_receiver_completes),
         cmocka_unit_test(test_a_receive_future_is_woken_by_an_offer_and_takes_it),
+        cmocka_unit_test(test_a_try_send_leaves_its_message_for_a_receive_future),
+        cmocka_unit_test(test_a_handed_message_is_received_after_close),
         cmocka_unit_test(test_a_cancelled_send_sent_nothing),
         cmocka_unit_test(test_a_send_taken_before_its_cancel_stays_complete),
         cmocka_unit_test(test_a_cancelled_receiver_passes_its_wake_up_on),
@@ -708,6 +881,8 @@ int main(void) {
         cmocka_unit_test(test_a_select_does_not_pair_with_itself),
         cmocka_unit_test(test_a_cancel_after_a_peer_completed_reports_it),
         cmocka_unit_test(test_two_threads_selecting_on_each_other_meet),
+        cmocka_unit_test(test_only_a_peer_that_waits_pokes_a_busy_select),
+        cmocka_unit_test(test_a_select_walked_again_passes_its_disabled_cases_by),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
