@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backoff.h"
-#include "wake.h"
+#include "lock.h"
 
 void zc__rv_init(zc__rv *rv, const zc__queue *q, zc__waitlist *offers, zc__waitlist *asking,
                  size_t elem_size) {
@@ -46,19 +45,9 @@ void zc__rv_lists(zc__rv *rv, zc__waitlist *lists[3]) {
     lists[2] = &rv->sel_recv;
 }
 
-static void rv_lock(zc__rv *rv) {
-    zc__backoff b = ZC__BACKOFF_INIT;
-    for (;;) {
-        /* [V1] acquire: the previous holder's hand-offs and registrations are visible. */
-        if (!atomic_exchange_explicit(&rv->locked, true, memory_order_acquire)) return;
-        /* Relaxed: only waits for the lock to look free (test-and-test-and-set). */
-        while (atomic_load_explicit(&rv->locked, memory_order_relaxed)) zc__backoff_snooze(&b);
-    }
-}
-
-static void rv_unlock(zc__rv *rv) {
-    atomic_store_explicit(&rv->locked, false, memory_order_release); /* [V2] */
-}
+/* [V1] acquire / [V2] release (lock.h): the hand-off's looks, copies, marks and lists. */
+static void rv_lock(zc__rv *rv) { zc__lock(&rv->locked); }
+static void rv_unlock(zc__rv *rv) { zc__unlock(&rv->locked); }
 
 /* A registration's re-check (zc__ready_fn): the close mark, seq_cst ([F2]). */
 static bool closed_now(void *rv) { return zc__queue_is_closed(((zc__rv *)rv)->q); }
@@ -215,25 +204,21 @@ static const zc_select *case_select(const zc_select_case *c, bool recv) {
     return recv ? (const zc_select *)c->zc__msg : (const zc_select *)c->zc__out;
 }
 
-/* A select send case's offer: claimed, then its message copied out. */
-static bool take_offer_case(zc__node *n, void *arg) {
-    handoff *h = arg;
+/* A select case (recv: a receive case) taken: its select claimed, then the message
+ * copied, out of a send case's offer or into a receive case's place. */
+static bool take_case(zc__node *n, handoff *h, bool recv) {
     zc_select_case *c = (zc_select_case *)(void *)n;
-    const zc_select *s = case_select(c, false);
+    const zc_select *s = case_select(c, recv);
     if (s == h->self || !claim_case(s, c, h->waits)) return false;
-    memcpy(h->buf, c->zc__msg, h->rv->elem_size);
+    if (recv)
+        memcpy(c->zc__out, h->buf, h->rv->elem_size);
+    else
+        memcpy(h->buf, c->zc__msg, h->rv->elem_size);
     return true;
 }
 
-/* A select receive case's place: claimed, then the message copied in. */
-static bool take_place_case(zc__node *n, void *arg) {
-    handoff *h = arg;
-    zc_select_case *c = (zc_select_case *)(void *)n;
-    const zc_select *s = case_select(c, true);
-    if (s == h->self || !claim_case(s, c, h->waits)) return false;
-    memcpy(c->zc__out, h->buf, h->rv->elem_size);
-    return true;
-}
+static bool take_offer_case(zc__node *n, void *arg) { return take_case(n, arg, false); }
+static bool take_place_case(zc__node *n, void *arg) { return take_case(n, arg, true); }
 
 /* Under the lock: take the oldest offer into out (true, *t to wake); self: the select
  * taking, or NULL. Send futures first, then select send cases. */

@@ -44,6 +44,7 @@
 
 #include "backoff.h"
 #include "hooks.h"
+#include "lock.h"
 #include "wake.h"
 
 /* A wake this thread is inside, on the notifier's stack. */
@@ -75,20 +76,9 @@ static void release_frame(zc__wake_frame *base) {
     atomic_store_explicit(node_state(n), ZC__WOKEN, memory_order_release);
 }
 
-static void lock(zc__waitlist *wl) {
-    zc__backoff b = ZC__BACKOFF_INIT;
-    for (;;) {
-        /* [L1] acquire: the previous holder's writes to the list are visible. */
-        if (!atomic_exchange_explicit(&wl->locked, true, memory_order_acquire)) return;
-        /* Relaxed: only waits for the lock to look free (test-and-test-and-set). */
-        while (atomic_load_explicit(&wl->locked, memory_order_relaxed)) zc__backoff_snooze(&b);
-    }
-}
-
-static void unlock(zc__waitlist *wl) {
-    /* [L2] release: our list writes are visible to the next holder. */
-    atomic_store_explicit(&wl->locked, false, memory_order_release);
-}
+/* [L1] acquire / [L2] release (lock.h): the list, node links, states and wakers. */
+static void lock(zc__waitlist *wl) { zc__lock(&wl->locked); }
+static void unlock(zc__waitlist *wl) { zc__unlock(&wl->locked); }
 
 void zc__waitlist_init(zc__waitlist *wl) {
     atomic_init(&wl->waiters, 0);
