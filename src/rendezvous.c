@@ -284,12 +284,18 @@ static void held_append(zc__rv *rv, zc__rv_held *h) {
 }
 
 void zc__rv_discard(zc__rv *rv, void (*drop)(void *msg, void *ctx), void *ctx) {
-    for (zc__rv_held *h = rv->held_head, *next; h; h = next) {
+    /* Under the lock: a try_send that saw the channel open appends under it, so it is
+     * done before this takes the list; any later one sees the close mark (set before
+     * this call) and sends nothing. drop runs after the lock. */
+    rv_lock(rv);
+    zc__rv_held *h = rv->held_head;
+    rv->held_head = rv->held_tail = NULL;
+    rv_unlock(rv);
+    for (zc__rv_held *next; h; h = next) {
         next = h->next;
         if (drop) drop(h->msg, ctx);
         free(h);
     }
-    rv->held_head = rv->held_tail = NULL;
 }
 
 /* ---- Try operations --------------------------------------------------------------- */
@@ -400,11 +406,18 @@ zc_status zc__rv_recv_poll(zc__rv *rv, zc_recv *f, const zc_waker *w, void *out)
     return s;
 }
 
+/* Pass a wake-up a receive future asking held and did not use on to the next one, while
+ * an offer or a held message is there (waker rule 4); through zc__waitlist_pass_on, so
+ * that cancels made inside the wakes of such pass-ons run two wakes deep, not one per
+ * waiter. */
+static void pass_on_asking(void *arg) {
+    zc__rv *rv = arg;
+    if (zc__waitlist_has_waiters(rv->asking) && has_offer(rv))
+        zc__waitlist_pass_on(rv->asking, pass_on_asking, rv);
+}
+
 void zc__rv_recv_cancel(zc__rv *rv, zc_recv *f) {
-    bool woken = zc__waitlist_unregister(rv->asking, &f->zc__node);
-    /* Woken for an offer or a held message and not polled: the next receive future
-     * asking gets the wake-up while one is there (waker rule 4). */
-    if (woken && has_offer(rv)) (void)zc__waitlist_notify_one(rv->asking);
+    if (zc__waitlist_unregister(rv->asking, &f->zc__node)) pass_on_asking(rv);
 }
 
 /* ---- Blocking receives ------------------------------------------------------------ */

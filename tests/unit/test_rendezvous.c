@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <zchan/batch.h>
 #include <zchan/block.h>
@@ -201,6 +202,107 @@ static void test_a_try_send_leaves_its_message_for_a_receive_future(void **state
     assert_int_equal(atomic_load(&dropped), 0);
     zc_receiver_drop(rx);
     assert_int_equal(atomic_load(&dropped), 1);
+}
+
+/* Receive futures cancelled inside the wakes their pass-ons make run two wakes deep,
+ * not one per future (waker.h): an inline executor whose wakes cancel. */
+enum { CHAIN = 200 };
+typedef struct chain {
+    zc_recv f[CHAIN + 1];
+    int index[CHAIN + 1];
+    int depth, max_depth;
+    uint64_t out;
+    zc_status last;
+} chain;
+static chain the_chain;
+
+static void chain_wake(void *ctx) {
+    chain *c = &the_chain;
+    int i = *(int *)ctx;
+    if (++c->depth > c->max_depth) c->max_depth = c->depth;
+    if (i < CHAIN) {
+        zc_recv_cancel(&c->f[i]); /* the wake-up goes on */
+    } else {
+        zc_waker w = {chain_wake, ctx};
+        c->last = zc_recv_poll(&c->f[i], &w, &c->out);
+    }
+    c->depth--;
+}
+
+static void test_cancels_inside_pass_on_wakes_do_not_nest(void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    chain *c = &the_chain;
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i <= CHAIN; i++) {
+        c->index[i] = i;
+        zc_waker w = {chain_wake, &c->index[i]};
+        zc_recv_init(&c->f[i], rx);
+        assert_int_equal(zc_recv_poll(&c->f[i], &w, &c->out), ZC_PENDING);
+    }
+    uint64_t v = 77;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK); /* held, the first future woken */
+    assert_int_equal(c->last, ZC_OK);
+    assert_int_equal(c->out, 77);
+    assert_true(c->max_depth <= 2);
+    zc_recv_cancel(&c->f[CHAIN]);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
+/* The last receiver's drop, racing a try_send that leaves its message for a receive
+ * future being cancelled: the message is received by nobody, so drop_msg gets it, once
+ * (a large message widens the window of the try_send's copy). */
+enum { RACE_BYTES = 1u << 20 };
+typedef struct drop_race {
+    zc_sender *tx;
+    unsigned char *msg;
+    atomic_bool go;
+    zc_status sent;
+} drop_race;
+
+static void *race_sender(void *arg) {
+    drop_race *d = arg;
+    while (!atomic_load(&d->go)) {
+    }
+    d->sent = zc_try_send(d->tx, d->msg);
+    return NULL;
+}
+
+static void test_a_message_held_during_the_last_drop_goes_to_drop_msg(void **state) {
+    (void)state;
+    drop_race d = {.msg = calloc(1, RACE_BYTES)};
+    unsigned char *out = calloc(1, RACE_BYTES);
+    assert_non_null(d.msg);
+    assert_non_null(out);
+    counting_waker cw;
+    counting_waker_init(&cw);
+    zc_waker w = counting_waker_of(&cw);
+    for (unsigned k = 0; k < 100; k++) {
+        zc_config cfg = {RACE_BYTES, count_drop, NULL};
+        zc_receiver *rx;
+        assert_int_equal(zc_rendezvous(&cfg, &d.tx, &rx), ZC_OK);
+        zc_recv r;
+        zc_recv_init(&r, rx);
+        assert_int_equal(zc_recv_poll(&r, &w, out), ZC_PENDING);
+        atomic_store(&dropped, 0);
+        atomic_store(&d.go, false);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, race_sender, &d), 0);
+        atomic_store(&d.go, true);
+        for (volatile unsigned spin = 0; spin < k % 25 * 2000; spin++) {
+        }
+        zc_recv_cancel(&r);
+        zc_receiver_drop(rx);
+        pthread_join(t, NULL);
+        /* Sent: disposed of once; not sent (ZC_FULL, ZC_CLOSED): nothing to dispose of. */
+        assert_int_equal(atomic_load(&dropped), d.sent == ZC_OK ? 1 : 0);
+        zc_sender_drop(d.tx);
+    }
+    free(d.msg);
+    free(out);
 }
 
 /* Close does not take a message a try_send left for receivers: it is received, then
@@ -865,6 +967,8 @@ int main(void) {
         cmocka_unit_test(test_a_receive_future_is_woken_by_an_offer_and_takes_it),
         cmocka_unit_test(test_a_try_send_leaves_its_message_for_a_receive_future),
         cmocka_unit_test(test_a_handed_message_is_received_after_close),
+        cmocka_unit_test(test_cancels_inside_pass_on_wakes_do_not_nest),
+        cmocka_unit_test(test_a_message_held_during_the_last_drop_goes_to_drop_msg),
         cmocka_unit_test(test_a_cancelled_send_sent_nothing),
         cmocka_unit_test(test_a_send_taken_before_its_cancel_stays_complete),
         cmocka_unit_test(test_a_cancelled_receiver_passes_its_wake_up_on),
