@@ -213,12 +213,15 @@ static void take_node(zc__waitlist *wl, zc__node *n, zc__taken *t) {
 }
 
 bool zc__waitlist_take(zc__waitlist *wl, zc__take_fn *take, void *arg, zc__taken *t) {
-    if (!zc__waitlist_has_waiters(wl)) return false; /* [F1], as notify */
+    /* [F1] no waiter linked: nothing to take, and no lock taken. Every caller comes after
+     * the seq_cst operation that made the resource available or found it there, so a
+     * waiter that links after this load finds the resource in its re-check ([F2]). */
+    if (!zc__waitlist_has_waiters(wl)) return false;
     lock(wl);
     zc__node *n = wl->head, *prev = NULL;
     for (; n; prev = n, n = n->next) {
         check_linked(n, prev); /* before take reads what its owner keeps beside it */
-        if (take(n, arg)) break;
+        if (!take || take(n, arg)) break;
     }
     if (n) take_node(wl, n, t);
     unlock(wl);
@@ -247,21 +250,11 @@ static void wake_taken(const zc__taken *t, bool passing) {
 
 void zc__waitlist_wake_taken(const zc__taken *t) { wake_taken(t, false); }
 
-/* zc__waitlist_notify_one; passing: the notify is a pass-on (see the frame). */
+/* zc__waitlist_notify_one (the oldest taken, then woken); passing: the notify is a
+ * pass-on (see the frame). */
 static bool notify(zc__waitlist *wl, bool passing) {
-    /* [F1] no waiter linked: nothing to wake, and no lock taken. Every caller comes after
-     * the seq_cst operation that made the resource available or found it there, so a
-     * waiter that links after this load finds the resource in its re-check ([F2]). */
-    if (!zc__waitlist_has_waiters(wl)) return false;
-    lock(wl);
-    zc__node *n = wl->head;
     zc__taken t;
-    if (n) {
-        check_linked(n, NULL);
-        take_node(wl, n, &t);
-    }
-    unlock(wl);
-    if (!n) return false;
+    if (!zc__waitlist_take(wl, NULL, NULL, &t)) return false;
     wake_taken(&t, passing);
     return true;
 }

@@ -179,12 +179,12 @@ typedef struct zc__taken {
  * this list's lock, or wake anyone. */
 typedef bool zc__take_fn(zc__node *n, void *arg);
 
-/* Notify the oldest linked node that take(n, arg) accepts, if any: unlinked, WAKING and
- * counted as notified (as a notify), but its wake is made only by
+/* Notify the oldest linked node that take(n, arg) accepts (take NULL: the oldest), if
+ * any: unlinked, WAKING and counted as notified, but its wake is made only by
  * zc__waitlist_wake_taken(t), which the caller calls once it holds no lock (waker rule
- * 2). For a caller that hands something to the waiter under a lock of its own (a
- * rendezvous channel's hand-off, rendezvous.c). Returns true with *t set if one was
- * taken. O(linked nodes passed over). */
+ * 2). notify_one is this and that wake; a rendezvous channel's hand-off (rendezvous.c)
+ * takes under a lock of its own and hands the waiter something first. Returns true with
+ * *t set if one was taken. O(linked nodes passed over). */
 bool zc__waitlist_take(zc__waitlist *wl, zc__take_fn *take, void *arg, zc__taken *t);
 void zc__waitlist_wake_taken(const zc__taken *t);
 
