@@ -55,9 +55,11 @@ static zc_status chan_new(size_t cap, chan_kind kind, const zc_config *cfg, zc_s
     if (rx) *rx = NULL;
     if (!cfg || !tx || !rx || cfg->elem_size == 0 || (kind == KIND_BOUNDED && cap == 0))
         return ZC_EINVAL;
-    /* A rendezvous channel's ring never holds a message: one slot of one byte. Its
-     * messages are copied between the parties, and held ones (rendezvous.c) are
-     * allocated with a header, which the size must leave room for. */
+    /* A rendezvous channel's ring never holds a message: one slot of one byte, so no
+     * inline first attempt applies (ring8), and every operation takes the out-of-line
+     * path, which sends it to the hand-off. Its messages are copied between the parties,
+     * and held ones (rendezvous.c) are allocated with a header, which the size must leave
+     * room for. */
     bool rendezvous = kind == KIND_RENDEZVOUS;
     if (rendezvous && cfg->elem_size > SIZE_MAX / 2) return ZC_EINVAL;
     size_t qcap = rendezvous ? 1 : kind == KIND_UNBOUNDED ? 0 : cap;
@@ -82,9 +84,6 @@ static zc_status chan_new(size_t cap, chan_kind kind, const zc_config *cfg, zc_s
     if (rendezvous) {
         ch->rv = (zc__rv *)(void *)((unsigned char *)(ch + 1) + rv_at);
         zc__rv_init(ch->rv, &ch->q, &ch->send_waiters, &ch->recv_waiters, cfg->elem_size);
-        /* No inline first attempt: every operation takes the out-of-line path, which
-         * sends it to the hand-off. */
-        ch->q.ring8 = ch->q.segq8 = false;
     }
     zc__waitlist_init(&ch->recv_waiters);
     zc__waitlist_init(&ch->send_waiters);

@@ -180,18 +180,24 @@ bool zc__rv_select_wait(zc_select *s) {
 }
 
 void zc__rv_select_finishing(zc_select *s) {
+    /* Relaxed: BUSY and POKED are the owner's states (only a poke moves BUSY to POKED,
+     * and claim_move's CAS settles that race); the CAS orders what follows. */
     unsigned now = atomic_load_explicit(claim_word(s), memory_order_relaxed) >> CLAIM_SHIFT;
     if (now == CLAIM_BUSY || now == CLAIM_POKED) (void)claim_move(s, now, CLAIM_SELF, &now);
 }
 
 void zc__rv_select_leave(zc_select *s) {
     _Atomic unsigned *w = claim_word(s);
-    /* Release: the owner's unregistrations come before a peer may claim again. */
+    /* Release: the owner's unregistrations come before a peer may claim again. The load
+     * is relaxed: it only keeps the flag bits, which never change; no peer moves the
+     * claim now (the owner holds it, or it is a peer's PEER, which this ends). */
     atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) & FLAG_BITS,
                           memory_order_release);
 }
 
 bool zc__rv_select_claimed(const zc_select *s, size_t *index) {
+    /* Acquire: pairs with the peer's acq_rel claim (claim_move); the copy it made is
+     * ordered by the node's [W1]/[W2], which the select's unregister waits on. */
     unsigned now = atomic_load_explicit(claim_word(s), memory_order_acquire) >> CLAIM_SHIFT;
     if (now < CLAIM_PEER) return false;
     *index = now - CLAIM_PEER;
@@ -240,9 +246,9 @@ static bool find_place_for(zc__rv *rv, const void *msg, const zc_select *self, b
 
 /* ---- Looks, under the lock ----------------------------------------------------------
  * A receive takes, in this order: a message held for receivers (a try_send's for a
- * receive future asking: held_take); else ZC_CLOSED once closed; else an offer. A send: ZC_CLOSED once closed; else a place. Each says through
- * *t which partner to wake once the lock is let go (wake_partner; none for a held
- * message). */
+ * receive future asking: held_take); else ZC_CLOSED once closed; else an offer. A send:
+ * ZC_CLOSED once closed; else a place. Each says through *t which partner to wake once
+ * the lock is let go (zc__rv_wake_partner; none for a held message). */
 
 /* The oldest message held for receivers into out: true if there was one. */
 static bool held_take(zc__rv *rv, void *out) {
@@ -270,11 +276,21 @@ static zc_status send_look(zc__rv *rv, const void *msg, const zc_select *self, b
     return find_place_for(rv, msg, self, waits, t) ? ZC_OK : ZC_FULL;
 }
 
-static void wake_partner(const zc__taken *t) {
+void zc__rv_wake_partner(const zc__taken *t) {
     if (t->node) zc__waitlist_wake_taken(t);
 }
 
-void zc__rv_wake_partner(const zc__taken *t) { wake_partner(t); }
+/* The end of a poll on wl that looked under the lock and got s: a node that completes
+ * goes off the list (off_list), the lock goes, then what must wait for the lock to go:
+ * a node a peer took or woke meanwhile is waited out, and the partner the look took is
+ * woken. */
+static void poll_end(zc__rv *rv, zc__waitlist *wl, zc__waiter *node, zc_status s,
+                     const zc__taken *t) {
+    bool later = s != ZC_PENDING && off_list(wl, node);
+    rv_unlock(rv);
+    if (later) (void)zc__waitlist_unregister(wl, node);
+    zc__rv_wake_partner(t);
+}
 
 /* Under the lock: h, holding a message, last on the held list. */
 static void held_append(zc__rv *rv, zc__rv_held *h) {
@@ -300,37 +316,33 @@ void zc__rv_discard(zc__rv *rv, void (*drop)(void *msg, void *ctx), void *ctx) {
 
 /* ---- Try operations --------------------------------------------------------------- */
 
-/* A try_send that found no place while a receive future asks: that future has no place
- * until its next poll, so the message goes last on the held list, which receivers take
- * from before anything else, and the oldest future asking is woken for it (rendezvous.h). */
-static zc_status try_send_asking(zc__rv *rv, const void *msg) {
-    zc__rv_held *h = malloc(sizeof *h + rv->elem_size);
-    if (!h) return zc__waitlist_has_waiters(rv->asking) ? ZC_ENOMEM : ZC_FULL;
+/* A try_send: a waiting place is filled at once; with none, a receive future asking
+ * (which has no place until its next poll) gets the message on the held list, which
+ * receivers take from before anything else, and the oldest such future is woken for it
+ * (rendezvous.h). The block for that is allocated before the lock, where a future looks
+ * to be asking ([F1]: a registration's count comes before its look, made under this
+ * lock; one counted only after the load is one that was not waiting then). */
+zc_status zc__rv_try_send(zc__rv *rv, const void *msg) {
+    bool asking = zc__waitlist_has_waiters(rv->asking);
+    zc__rv_held *h = asking ? malloc(sizeof *h + rv->elem_size) : NULL;
     zc__taken t;
     rv_lock(rv);
     zc_status s = send_look(rv, msg, NULL, false, &t);
-    /* Registrations on asking are made under this lock: the count is exact here. */
-    if (s == ZC_FULL && zc__waitlist_has_waiters(rv->asking)) {
+    /* Registrations on asking are made under this lock: the count is exact here. A
+     * future that registered after the first load was not waiting then: ZC_FULL. */
+    bool held = asking && s == ZC_FULL && zc__waitlist_has_waiters(rv->asking);
+    if (held && h) {
         memcpy(h->msg, msg, rv->elem_size);
         held_append(rv, h);
         h = NULL;
         s = ZC_OK;
+    } else if (held) {
+        s = ZC_ENOMEM; /* a receiver waits, but the block could not be had */
     }
     rv_unlock(rv);
     free(h);
-    wake_partner(&t);
-    if (s == ZC_OK && !t.node) (void)zc__waitlist_notify_one(rv->asking); /* held for it */
-    return s;
-}
-
-zc_status zc__rv_try_send(zc__rv *rv, const void *msg) {
-    zc__taken t;
-    rv_lock(rv);
-    zc_status s = send_look(rv, msg, NULL, false, &t);
-    rv_unlock(rv);
-    wake_partner(&t);
-    /* [F1]: a receive future registers ([F2]) under the lock this look took. */
-    if (s == ZC_FULL && zc__waitlist_has_waiters(rv->asking)) return try_send_asking(rv, msg);
+    zc__rv_wake_partner(&t);
+    if (held && s == ZC_OK) (void)zc__waitlist_notify_one(rv->asking); /* held for it */
     return s;
 }
 
@@ -339,7 +351,7 @@ zc_status zc__rv_try_recv(zc__rv *rv, void *out) {
     rv_lock(rv);
     zc_status s = recv_look(rv, out, NULL, false, &t);
     rv_unlock(rv);
-    wake_partner(&t);
+    zc__rv_wake_partner(&t);
     return s;
 }
 
@@ -362,10 +374,7 @@ zc_status zc__rv_send_poll(zc__rv *rv, zc_send *f, const zc_waker *w) {
         s = zc__waitlist_register_unless(rv->offers, &f->zc__node, w, closed_now, rv)
                 ? ZC_PENDING : ZC_CLOSED;
     }
-    bool later = s != ZC_PENDING && off_list(rv->offers, &f->zc__node);
-    rv_unlock(rv);
-    if (later) (void)zc__waitlist_unregister(rv->offers, &f->zc__node);
-    wake_partner(&t);
+    poll_end(rv, rv->offers, &f->zc__node, s, &t);
     if (s != ZC_PENDING) zc__send_set_done(f, (int)s + 1);
     else if (offered) (void)zc__waitlist_notify_one(rv->asking);
     return s;
@@ -398,11 +407,7 @@ zc_status zc__rv_recv_poll(zc__rv *rv, zc_recv *f, const zc_waker *w, void *out)
     if ((s = recv_look(rv, out, NULL, true, &t)) == ZC_EMPTY)
         s = zc__waitlist_register_unless(rv->asking, &f->zc__node, w, closed_now, rv)
                 ? ZC_PENDING : ZC_CLOSED;
-    /* A wake-up held was used by this poll's look. */
-    bool later = s != ZC_PENDING && off_list(rv->asking, &f->zc__node);
-    rv_unlock(rv);
-    if (later) (void)zc__waitlist_unregister(rv->asking, &f->zc__node);
-    wake_partner(&t);
+    poll_end(rv, rv->asking, &f->zc__node, s, &t); /* a wake-up held was used by the look */
     return s;
 }
 
@@ -443,10 +448,7 @@ zc_status zc__rv_taker_poll(zc__rv_taker *k, const zc_waker *w) {
     else if ((s = recv_look(rv, k->out, NULL, true, &t)) == ZC_EMPTY)
         s = zc__waitlist_register_unless(&rv->takers, &k->node, w, closed_now, rv)
                 ? ZC_PENDING : ZC_CLOSED;
-    bool later = s != ZC_PENDING && off_list(&rv->takers, &k->node);
-    rv_unlock(rv);
-    if (later) (void)zc__waitlist_unregister(&rv->takers, &k->node);
-    wake_partner(&t);
+    poll_end(rv, &rv->takers, &k->node, s, &t);
     return s;
 }
 

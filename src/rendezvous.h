@@ -18,13 +18,14 @@
  *            claiming its whole select (zc__rv_claim), so a select completes one case.
  * The channel's own send and receive waiter lists are offers and asking; the others are
  * the hand-off's. Every look for a partner and every registration is made under the
- * hand-off's lock, so a party either finds its partner or is found by the next one; the
- * message is copied under it (as Go copies under the channel's lock) and the partner's
+ * hand-off's lock, so of two parties that can pair, the one that looks later finds the
+ * other; the message is copied under it (as Go copies under the channel's lock) and the partner's
  * wake is made after it (waker rule 2), by zc__waitlist_wake_taken.
  *
- * A select mid-poll (its claim word BUSY) cannot be claimed: a try operation passes it
- * over (the select's operation is in progress, so not yet waiting); a future or select
- * meeting it returns ZC_PENDING and wakes itself, as for a queue's peer mid-operation.
+ * A select mid-poll (its claim word BUSY) cannot be claimed: every peer passes it over
+ * (its operation is in progress, so it is not waiting yet). A peer that then waits
+ * pokes it first, and the select walks its cases again before it waits, finding that
+ * peer registered; a try does not poke (it leaves nothing to find).
  *
  * Sources: Go's unbuffered channels (runtime/chan.go: the sender and receiver queues of
  * sudogs, sendDirect and recvDirect, select's selectDone claim); crossbeam-channel's
