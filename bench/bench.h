@@ -17,6 +17,7 @@
 enum {
     IMPL_BOUNDED = 1u << 0,   /**< make(cap) with cap >= 1 works */
     IMPL_UNBOUNDED = 1u << 1, /**< make(0) gives an unbounded channel */
+    IMPL_FAST_ROWS = 1u << 2, /**< runs only rows 1-4 and the task flows (zchan-inline) */
 };
 
 /**
@@ -44,6 +45,10 @@ typedef struct bench_impl {
     uint64_t (*pairs)(void *ch, long n);
     /** Rows 3-4: n times `batch` sends then `batch` receives; returns the sum received. */
     uint64_t (*batches)(void *ch, long n, int batch);
+    /** The task flows (rows 7-9; bench_task_flow's arguments and result); NULL where the
+     *  implementation has none (only zchan's run here: the peers' are bench/rust's). */
+    uint64_t (*task_flow)(unsigned workers, size_t cap, int senders, int receivers,
+                          long per_sender);
     const char *note; /**< one line for stderr: how it waits, what capacity it really has */
 } bench_impl;
 
@@ -93,6 +98,7 @@ void bench_backoff(unsigned *tries);
 
 /* The implementations; a peer whose library was not found is NULL. */
 extern const bench_impl bench_zchan;
+extern const bench_impl *const bench_zchan_inline; /* NULL with a checked library */
 extern const bench_impl bench_mutex;
 extern const bench_impl *const bench_gasync; /* NULL without GLib */
 extern const bench_impl *const bench_ck;     /* NULL without Concurrency Kit */
@@ -126,6 +132,10 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra);
  * not select "12"). NULL selects everything.
  */
 bool bench_selected(const char *list, const char *id);
+
+/** Whether a comma-separated LIST names name exactly (--impls, --skip: "zchan" is not
+ *  "zchan-inline"). NULL names everything. */
+bool bench_named(const char *list, const char *name);
 
 /* ---- Rows (threads.c: any implementation; tasks.c: zchan on the example executor) ---- */
 
@@ -164,6 +174,9 @@ void bench_thread_placement(bool on);
  */
 uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receivers,
                          long per_sender);
+/** The same, built with ZCHAN_INLINE (tasks_inline.c). */
+uint64_t bench_task_flow_inline(unsigned workers, size_t cap, int senders, int receivers,
+                                long per_sender);
 
 /** How row 13's receiver task gets the messages of its n sender tasks. */
 typedef enum many_kind {

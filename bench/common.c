@@ -31,9 +31,11 @@ void bench_backoff(unsigned *tries)
 
 const bench_impl *const *bench_impls(size_t *n)
 {
-    static const bench_impl *all[5];
+    static const bench_impl *all[6];
     size_t k = 0;
     all[k++] = &bench_zchan;
+    if (bench_zchan_inline)
+        all[k++] = bench_zchan_inline;
     all[k++] = &bench_mutex;
     if (bench_gasync)
         all[k++] = bench_gasync;
@@ -72,9 +74,9 @@ static void check_impl_names(const char *prog, const char *opt, const char *list
         size_t len = strcspn(p, ",");
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)len, p);
-        bool known = len > 0 && bench_selected(name, "floor");
+        bool known = len > 0 && bench_named(name, "floor");
         for (size_t j = 0; j < n && !known; j++)
-            known = len > 0 && bench_selected(name, all[j]->name);
+            known = len > 0 && bench_named(name, all[j]->name);
         if (!known) {
             fprintf(stderr, "%s: %s: no implementation '%s' here; built:", prog, opt, name);
             for (size_t j = 0; j < n; j++)
@@ -126,6 +128,22 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
     return o;
 }
 
+bool bench_named(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    size_t namelen = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == namelen && strncmp(p, name, len) == 0)
+            return true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
 bool bench_selected(const char *list, const char *id)
 {
     if (!list)
@@ -145,7 +163,7 @@ bool bench_selected(const char *list, const char *id)
 
 bool bench_wanted(const bench_opts *o, const char *name)
 {
-    return bench_selected(o->impls, name) && !(o->skip && bench_selected(o->skip, name));
+    return bench_named(o->impls, name) && !(o->skip && bench_named(o->skip, name));
 }
 
 uint64_t bench_now_ns(void)

@@ -1,8 +1,18 @@
 /* zchan in the implementation table: the thread rows use zc_send_blocking and
  * zc_recv_blocking (row 17 on zc_rendezvous channels), rows 1-2 drive the futures with a
- * no-op waker, rows 3-4 use the try operations. Every thread shares the one sender and
- * receiver handle. */
+ * no-op waker, rows 3-4 use the try operations, row 9 the task flow (tasks.c). Every
+ * thread shares the one sender and receiver handle.
+ * impl_zchan_inline.c compiles this file again with ZCHAN_INLINE, as "zchan-inline":
+ * ZCC_IMPL names the table entry, ZCC_NAME its column. */
 #include "bench.h"
+
+#ifndef ZCC_IMPL
+#define ZCC_IMPL bench_zchan
+#define ZCC_NAME "zchan"
+#define ZCC_TASK_FLOW bench_task_flow
+#define ZCC_FLAGS 0
+#define ZCC_NOTE ""
+#endif
 
 #include <stdlib.h>
 #include <zchan/block.h>
@@ -52,14 +62,14 @@ static void zcc_destroy(void *ch)
 static void zcc_send(void *ch, uint64_t v)
 {
     if (zc_send_blocking(((zc_chan *)ch)->tx, &v) != ZC_OK)
-        bench_fail("zchan", "zc_send_blocking");
+        bench_fail(ZCC_NAME, "zc_send_blocking");
 }
 
 static uint64_t zcc_recv(void *ch)
 {
     uint64_t v;
     if (zc_recv_blocking(((zc_chan *)ch)->rx, &v) != ZC_OK)
-        bench_fail("zchan", "zc_recv_blocking");
+        bench_fail(ZCC_NAME, "zc_recv_blocking");
     return v;
 }
 
@@ -90,15 +100,15 @@ static uint64_t zcc_future_pairs(void *ch, long n)
         msg = (uint64_t)i;
         zc_send_init(&sf, c->tx, &msg);
         if (zc_send_poll(&sf, &noop) != ZC_OK || zc_recv_poll(&rf, &noop, &out) != ZC_OK)
-            bench_fail("zchan", "future pair");
+            bench_fail(ZCC_NAME, "future pair");
         sum += out;
     }
     return sum;
 }
 
-const bench_impl bench_zchan = {
-    .name = "zchan",
-    .flags = IMPL_BOUNDED | IMPL_UNBOUNDED,
+const bench_impl ZCC_IMPL = {
+    .name = ZCC_NAME,
+    .flags = IMPL_BOUNDED | IMPL_UNBOUNDED | ZCC_FLAGS,
     .make = zcc_make,
     .make_rendezvous = zcc_make_rendezvous,
     .destroy = zcc_destroy,
@@ -106,6 +116,8 @@ const bench_impl bench_zchan = {
     .recv = zcc_recv,
     .pairs = zcc_future_pairs,
     .batches = zcc_batches,
-    .note = "zchan: rows 1-2 via zc_send_poll/zc_recv_poll (no-op waker), 3-4 via try ops, "
-            "thread rows via zc_*_blocking (row 17 over zc_rendezvous channels)",
+    .task_flow = ZCC_TASK_FLOW,
+    .note = ZCC_NAME ": rows 1-2 via zc_send_poll/zc_recv_poll (no-op waker), 3-4 via try "
+            "ops, task rows via the futures, thread rows via zc_*_blocking (row 17 over "
+            "zc_rendezvous channels)" ZCC_NOTE,
 };

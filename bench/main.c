@@ -117,6 +117,9 @@ static uint64_t floor_pairs(long n)
 
 static bool impl_fits(const bench_impl *impl, const row *r)
 {
+    if ((impl->flags & IMPL_FAST_ROWS) && r->kind != ST_PAIRS && r->kind != ST_BATCHES &&
+        r->kind != TASK_FLOW)
+        return false;
     switch (r->kind) {
     case ST_PAIRS:
     case ST_BATCHES:
@@ -126,6 +129,8 @@ static bool impl_fits(const bench_impl *impl, const row *r)
         return true; /* an unbounded-only queue runs it unbounded: one message in flight */
     case THREAD_RENDEZVOUS:
         return impl->make_rendezvous != NULL;
+    case TASK_FLOW:
+        return impl->task_flow != NULL;
     default:
         return impl == &bench_zchan;
     }
@@ -172,7 +177,7 @@ static double measure(const row *r, const bench_impl *impl, long div)
     case THREAD_RENDEZVOUS:
         return (double)bench_thread_pingpong(impl, 0, true, rtts) / (double)rtts;
     case TASK_FLOW:
-        ns = bench_task_flow(r->workers, r->cap, r->senders, r->receivers, per);
+        ns = impl->task_flow(r->workers, r->cap, r->senders, r->receivers, per);
         if (strcmp(r->unit, "ns_per_msg") == 0)
             return (double)ns / (double)(per * r->senders);
         return (double)ns / 1e6;

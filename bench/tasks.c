@@ -173,6 +173,9 @@ uint64_t bench_task_flow(unsigned workers, size_t cap, int senders, int receiver
     return ns;
 }
 
+/* tasks_inline.c builds the task flow alone, with ZCHAN_INLINE. */
+#ifndef BENCH_TASK_FLOW_ONLY
+
 /* Row 13b's receiver: one receive future per channel, each with its own waker, and one
  * task that polls only the futures woken since its last turn (all of them at first),
  * draining each until it is pending, as Rust's select_all / FuturesUnordered do (and
@@ -462,3 +465,5 @@ uint64_t bench_task_pingpong(bool rendezvous, long n)
     zc_receiver_drop(pong_rx);
     return ns;
 }
+
+#endif /* BENCH_TASK_FLOW_ONLY */

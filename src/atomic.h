@@ -1,8 +1,8 @@
 /*
- * atomic.h: the small pieces every lock-free file here shares: cache-line padding,
- * cpu_relax, message copies, and atomic access to the plain `unsigned int` fields that
- * public structs carry (public headers hold no _Atomic so that they also compile as
- * C++).
+ * atomic.h: the small pieces every lock-free file here shares: cache-line alignment,
+ * cpu_relax, and atomic access to the plain fields that installed structs carry
+ * (installed headers hold no _Atomic so that they also compile as C++); the message
+ * copies and the line size are zchan/bits/base.h's, shared with zchan/inline.h.
  */
 #ifndef ZCHAN_SRC_ATOMIC_H
 #define ZCHAN_SRC_ATOMIC_H
@@ -12,11 +12,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <zchan/bits/base.h> /* ZC__LIKELY, ZC_CACHE_LINE, the message copies */
+
 #if defined(__GNUC__) || defined(__clang__)
-#define ZC__LIKELY(x) __builtin_expect(!!(x), 1)
 #define ZC__NOINLINE __attribute__((noinline))
 #else
-#define ZC__LIKELY(x) (x)
 #define ZC__NOINLINE
 #endif
 
@@ -29,10 +29,6 @@
 #define ZC__TLS_FAST _Thread_local
 #endif
 
-/* Two 64-byte lines: x86 prefetches lines in adjacent pairs, so 128 bytes keeps the
- * producer-side and consumer-side hot words from sharing a prefetch pair (crossbeam's
- * CachePadded makes the same choice on x86-64 and aarch64). */
-#define ZC_CACHE_LINE 128
 #define ZC_CACHE_ALIGNED alignas(ZC_CACHE_LINE)
 
 static inline void zc__cpu_relax(void) {
@@ -52,39 +48,10 @@ _Static_assert(sizeof(_Atomic unsigned int) == sizeof(unsigned int), "atomic uin
 _Static_assert(alignof(_Atomic unsigned int) == alignof(unsigned int), "atomic uint align");
 #define ZC__ATOMIC_UINT(field) ((_Atomic unsigned int *)&(field))
 
-/* Hide from the compiler which object p points into (an empty asm that may change it,
- * and emits nothing). The message copies below do this to the caller's pointer: inlined
- * into a caller whose message object is smaller (a 4-byte message; with -flto, the
- * user's own variable), a branch that cannot run for that channel's size would otherwise
- * be reported as an overflow of it (gcc 12 -Wstringop-overflow, -Warray-bounds). The
- * slot's side needs nothing: heap memory of unknown size to the compiler. */
-#if defined(__GNUC__) || defined(__clang__)
-#define ZC__HIDE_OBJECT(p) __asm__("" : "+r"(p))
-#else
-#define ZC__HIDE_OBJECT(p) ((void)0)
-#endif
-
-/* Copy one message. Sizes known to be common get a constant-size memcpy, which the
- * compiler turns into a move or two instead of a call into libc. */
-static inline void zc__copy_sized(void *dst, const void *src, size_t n) {
-    switch (n) {
-    case 4: memcpy(dst, src, 4); break;
-    case 8: memcpy(dst, src, 8); break;
-    case 16: memcpy(dst, src, 16); break;
-    default: memcpy(dst, src, n); break;
-    }
-}
-
-/* Copy the caller's message msg into a queue slot. */
-static inline void zc__copy_in(void *slot, const void *msg, size_t n) {
-    ZC__HIDE_OBJECT(msg);
-    zc__copy_sized(slot, msg, n);
-}
-
-/* Copy a queue slot's message out to the caller's out. */
-static inline void zc__copy_out(void *out, const void *slot, size_t n) {
-    ZC__HIDE_OBJECT(out);
-    zc__copy_sized(out, slot, n);
-}
+/* The same view of a plain `size_t` field of an installed struct (zchan/bits/ring.h: the
+ * ring's index words), which zchan/inline.h reaches with the __atomic builtins. */
+_Static_assert(sizeof(_Atomic size_t) == sizeof(size_t), "atomic size_t size");
+_Static_assert(alignof(_Atomic size_t) == alignof(size_t), "atomic size_t align");
+#define ZC__ATOMIC_SIZE(field) ((_Atomic size_t *)&(field))
 
 #endif /* ZCHAN_SRC_ATOMIC_H */

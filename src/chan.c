@@ -420,29 +420,49 @@ static ZC__NOINLINE zc_status try_recv_first(zc_receiver *rx, void *out, zc__cha
     return got ? ZC_OK : try_recv_slow(rx, out);
 }
 
-/* The fast paths: the queue's first attempt inline, with the constant 8 for 8-byte
- * messages (one move, no call), then the wake of a waiting peer as a tail call. */
+/* A channel that is no ring of 8-byte messages: an unbounded one of 8-byte messages
+ * takes its first attempt inline too; any other, out of line. */
+static inline zc_status try_send_other(zc_sender *tx, const void *msg) {
+    zc__chan *ch = tx->ch;
+    if (!ch->q.segq8) return try_send_first(tx, msg, ch);
+    return zc__segq_push_first(&ch->q.u.segq, msg, 8) ? zc__chan_sent(ch) : try_send_slow(tx, msg);
+}
+
+static inline zc_status try_recv_other(zc_receiver *rx, void *out) {
+    zc__chan *ch = rx->ch;
+    if (!ch->q.segq8) return try_recv_first(rx, out, ch);
+    /* An unbounded queue's senders never wait: its receives owe no wake. */
+    return zc__segq_pop_first(&ch->q.u.segq, out, 8) ? ZC_OK : try_recv_slow(rx, out);
+}
+
+/* The fast paths (zchan/bits/fast.h, which zchan/inline.h compiles too), then the wake
+ * of a waiting peer as a tail call. */
 zc_status zc_try_send(zc_sender *tx, const void *msg) {
     ZC__CHECK_HANDLE(tx);
-    if (ZC__LIKELY(tx && msg)) {
-        zc__chan *ch = tx->ch;
-        unsigned sent = zc__queue_push_first8(&ch->q, msg);
-        if (ZC__LIKELY(sent == 1)) return zc__chan_sent(ch);
-        if (sent == ZC__QUEUE_FIRST_GENERIC) return try_send_first(tx, msg, ch);
+    switch (zc__fast_try_send(tx, msg)) {
+    case ZC__FAST_DONE: return ZC_OK;
+    case ZC__FAST_WAKE: return zc__chan_wake_receiver_ok(tx->ch);
+    case ZC__FAST_OTHER: return try_send_other(tx, msg);
+    default: return try_send_slow(tx, msg);
     }
-    return try_send_slow(tx, msg);
 }
 
 zc_status zc_try_recv(zc_receiver *rx, void *out) {
     ZC__CHECK_HANDLE(rx);
-    if (ZC__LIKELY(rx && out)) {
-        zc__chan *ch = rx->ch;
-        unsigned got = zc__queue_pop_first8(&ch->q, out);
-        if (ZC__LIKELY(got == 2)) return zc__chan_received(ch); /* a slot freed */
-        if (got == 1) return ZC_OK;
-        if (got == ZC__QUEUE_FIRST_GENERIC) return try_recv_first(rx, out, ch);
+    switch (zc__fast_try_recv(rx, out)) {
+    case ZC__FAST_DONE: return ZC_OK;
+    case ZC__FAST_WAKE: return zc__chan_wake_sender_ok(rx->ch);
+    case ZC__FAST_OTHER: return try_recv_other(rx, out);
+    default: return try_recv_slow(rx, out);
     }
-    return try_recv_slow(rx, out);
+}
+
+zc_status zc__try_send_rest(zc_sender *tx, const void *msg, zc__fast did) {
+    return did == ZC__FAST_OTHER ? try_send_other(tx, msg) : try_send_slow(tx, msg);
+}
+
+zc_status zc__try_recv_rest(zc_receiver *rx, void *out, zc__fast did) {
+    return did == ZC__FAST_OTHER ? try_recv_other(rx, out) : try_recv_slow(rx, out);
 }
 
 /* Where zc_force_send's evicted message goes: the caller's evicted_out, else drop_msg. */

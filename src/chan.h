@@ -35,6 +35,8 @@
 
 #include <zchan/mpmc.h>
 
+#include <zchan/bits/fast.h>
+
 #include "atomic.h"
 #include "check.h"
 #include "queue/queue.h"
@@ -108,6 +110,17 @@ _Static_assert(offsetof(zc__chan, queue_consts) == 2 * ZC_CACHE_LINE,
                "the senders' line's fields fit");
 _Static_assert(sizeof(zc__chan) == 3 * ZC_CACHE_LINE, "the constants' line's fields fit");
 
+/* The words the fast paths of zchan/bits/fast.h (and so zchan/inline.h) find by offset. */
+_Static_assert(offsetof(zc__chan, q.u.ring) == 0, "fast.h: the ring starts the block");
+_Static_assert(offsetof(zc__chan, send_waiters.waiters) == ZC__FAST_SEND_WAITERS,
+               "fast.h: waiting senders' count");
+_Static_assert(offsetof(zc__chan, recv_waiters.waiters) == ZC__FAST_RECV_WAITERS,
+               "fast.h: waiting receivers' count");
+_Static_assert(offsetof(zc__chan, q.ring8) == ZC__FAST_RING8, "fast.h: the ring8 flag");
+_Static_assert(sizeof(((zc__chan *)0)->q.ring8) == sizeof(bool), "fast.h: ring8 is a bool");
+_Static_assert(offsetof(struct zc_sender, ch) == 0 && offsetof(struct zc_receiver, ch) == 0,
+               "fast.h: a handle's first word is its channel");
+
 /* Whether tx is a sender handle (not NULL, and not a receiver cast to zc_sender *), for
  * the calls that change the handle counts (clones, drops). The checked build asks the
  * stamp, once ZC__CHECK_HANDLE has passed it. */
@@ -151,10 +164,8 @@ static inline bool zc__is_weak_receiver(const zc_weak_receiver *w) {
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
-/* One waiting receiver (sender) woken after a message was sent (a slot freed), out of
- * line; ZC_OK, so that a fast path ends in a tail call. */
-zc_status zc__chan_wake_receiver_ok(zc__chan *ch);
-zc_status zc__chan_wake_sender_ok(zc__chan *ch);
+/* zc__chan_wake_receiver_ok / _sender_ok, the wake a fast path owes, are declared in
+ * zchan/bits/fast.h (exported for zchan/inline.h). */
 
 /* After a first attempt sent a message (freed a slot): wake a waiting receiver (sender)
  * if one is linked ([F1]); ZC_OK. With none linked, one seq_cst load and no call. */

@@ -12,10 +12,10 @@
 void zc_send_init(zc_send *f, zc_sender *tx, const void *msg) {
     if (!f) return;
     ZC__CHECK_HANDLE(tx);
-    zc__waiter_init(&f->zc__node);
-    f->zc__tx = tx;
-    f->zc__msg = msg;
-    zc__send_set_done(f, 0);
+#if ZCHAN_CHECKED
+    zc__waiter_check_init(&f->zc__node, __func__);
+#endif
+    zc__fast_send_init(f, tx, msg);
 }
 
 void zc_recv_init(zc_recv *f, zc_receiver *rx) {
@@ -58,29 +58,31 @@ static ZC__NOINLINE zc_status send_poll_first(zc_send *f, const zc_waker *w, zc_
     return zc__chan_sent(ch);
 }
 
+/* A channel that is no ring of 8-byte messages (f's arguments checked): an unbounded
+ * one of 8-byte messages takes its first attempt inline too; any other, out of line. */
+static inline zc_status send_poll_other(zc_send *f, const zc_waker *w) {
+    zc__chan *ch = f->zc__tx->ch;
+    const void *msg = f->zc__msg;
+    if (!ch->q.segq8) return send_poll_first(f, w, ch, msg);
+    if (!zc__segq_push_first(&ch->q.u.segq, msg, 8)) return send_poll_slow(f, w);
+    zc__send_set_done(f, ZC_OK + 1);
+    return zc__chan_sent(ch);
+}
+
 zc_status zc_send_poll(zc_send *f, const zc_waker *w) {
 #if ZCHAN_CHECKED
     /* Done: tx may be gone. Read once: a rendezvous receiver may complete f meanwhile. */
     zc_sender *live = f && !zc__send_done(f) ? f->zc__tx : NULL;
     ZC__CHECK_FUTURE(f, live);
 #endif
-    /* The fast path: a fresh future (never registered) whose first attempt sends. One
-     * that is registered or holds a wake-up must be taken off its list after a send
-     * (zc__wait does it). The node's state is read (acquire) before the other fields. */
-    if (ZC__LIKELY(f && w && w->wake && zc__waitlist_is_idle(&f->zc__node))) {
-        zc_sender *tx = f->zc__tx;
-        const void *msg = f->zc__msg;
-        if (ZC__LIKELY(tx && msg && !zc__send_done(f))) {
-            zc__chan *ch = tx->ch;
-            unsigned sent = zc__queue_push_first8(&ch->q, msg);
-            if (ZC__LIKELY(sent == 1)) {
-                zc__send_set_done(f, ZC_OK + 1);
-                return zc__chan_sent(ch);
-            }
-            if (sent == ZC__QUEUE_FIRST_GENERIC) return send_poll_first(f, w, ch, msg);
-        }
+    /* The fast path (zchan/bits/fast.h, which zchan/inline.h compiles too): a fresh
+     * future (never registered) whose first attempt sends. */
+    switch (zc__fast_send_poll(f, w)) {
+    case ZC__FAST_DONE: return ZC_OK;
+    case ZC__FAST_WAKE: return zc__chan_wake_receiver_ok(f->zc__tx->ch);
+    case ZC__FAST_OTHER: return send_poll_other(f, w);
+    default: return send_poll_slow(f, w);
     }
-    return send_poll_slow(f, w);
 }
 
 /* A cancel of a future that never waited, or completed, touches nothing but the future:
@@ -125,21 +127,31 @@ static ZC__NOINLINE zc_status recv_poll_first(zc_recv *f, const zc_waker *w, voi
     return got ? ZC_OK : recv_poll_slow(f, w, out);
 }
 
+static inline zc_status recv_poll_other(zc_recv *f, const zc_waker *w, void *out) {
+    zc__chan *ch = f->zc__rx->ch;
+    if (!ch->q.segq8) return recv_poll_first(f, w, out, ch);
+    /* An unbounded queue's senders never wait: its receives owe no wake. */
+    return zc__segq_pop_first(&ch->q.u.segq, out, 8) ? ZC_OK : recv_poll_slow(f, w, out);
+}
+
 zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
     ZC__CHECK_FUTURE(f, f->zc__rx);
     /* The fast path, as zc_send_poll's: a future never registered whose first attempt
-     * receives. An unbounded queue's senders never wait: its receives owe no wake. */
-    if (ZC__LIKELY(f && w && w->wake && out && zc__waitlist_is_idle(&f->zc__node))) {
-        zc_receiver *rx = f->zc__rx;
-        if (ZC__LIKELY(rx != NULL)) {
-            zc__chan *ch = rx->ch;
-            unsigned got = zc__queue_pop_first8(&ch->q, out);
-            if (ZC__LIKELY(got == 2)) return zc__chan_received(ch); /* a slot freed */
-            if (got == 1) return ZC_OK;
-            if (got == ZC__QUEUE_FIRST_GENERIC) return recv_poll_first(f, w, out, ch);
-        }
+     * receives. */
+    switch (zc__fast_recv_poll(f, w, out)) {
+    case ZC__FAST_DONE: return ZC_OK;
+    case ZC__FAST_WAKE: return zc__chan_wake_sender_ok(f->zc__rx->ch);
+    case ZC__FAST_OTHER: return recv_poll_other(f, w, out);
+    default: return recv_poll_slow(f, w, out);
     }
-    return recv_poll_slow(f, w, out);
+}
+
+zc_status zc__send_poll_rest(zc_send *f, const zc_waker *w, zc__fast did) {
+    return did == ZC__FAST_OTHER ? send_poll_other(f, w) : send_poll_slow(f, w);
+}
+
+zc_status zc__recv_poll_rest(zc_recv *f, const zc_waker *w, void *out, zc__fast did) {
+    return did == ZC__FAST_OTHER ? recv_poll_other(f, w, out) : recv_poll_slow(f, w, out);
 }
 
 void zc_recv_cancel(zc_recv *f) {

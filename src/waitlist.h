@@ -32,6 +32,7 @@
 
 #include <zchan/mpmc.h>
 #include <zchan/waker.h>
+#include <zchan/bits/node.h>
 
 #include <stdalign.h>
 
@@ -60,6 +61,10 @@ zc__node;
 
 _Static_assert(sizeof(zc__node) <= sizeof(zc__waiter), "the node fits its storage");
 _Static_assert(alignof(zc__node) <= alignof(zc__waiter), "the storage aligns the node");
+
+/* zchan/bits/fast.h finds the state by offset and reads IDLE as 0. */
+_Static_assert(offsetof(zc__node, state) == ZC__FAST_NODE_STATE, "fast.h: the node's state");
+_Static_assert(ZC__IDLE == 0, "fast.h: idle is 0");
 
 static inline zc__node *zc__node_of(zc__waiter *w) { return (zc__node *)(void *)w; }
 
@@ -113,9 +118,7 @@ static inline void zc__waiter_init_at(zc__waiter *w, const char *call) {
 #else
     (void)call;
 #endif
-    zc__node *n = zc__node_of(w);
-    atomic_store_explicit(ZC__ATOMIC_UINT(n->state), ZC__IDLE, memory_order_relaxed);
-    n->prev = n->next = NULL;
+    zc__fast_node_init(w);
 }
 #define zc__waiter_init(w) zc__waiter_init_at((w), __func__)
 

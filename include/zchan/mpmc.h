@@ -623,4 +623,9 @@ ZC_EXPORT void zc_recv_cancel(zc_recv *f);
 
 /** @} */
 
+/* Opt-in inline fast paths (zchan/inline.h says what they cost). */
+#ifdef ZCHAN_INLINE
+#include <zchan/inline.h>
+#endif
+
 #endif /* ZCHAN_MPMC_H */

@@ -202,7 +202,7 @@ static inline bool zc__queue_looks_empty(const zc__queue *q) {
 static inline void zc__queue_watch(const zc__queue *q, bool recv, unsigned pauses) {
     if (q->kind == ZC__QUEUE_RING) {
         const zc__ring *r = &q->u.ring;
-        zc__ring_watch(r, recv ? &r->head : &r->tail, pauses);
+        zc__ring_watch(r, recv ? ZC__RING_HEAD(r) : ZC__RING_TAIL(r), pauses);
     } else {
         for (unsigned i = 0; i < pauses; i++) zc__cpu_relax();
     }

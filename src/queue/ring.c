@@ -72,8 +72,8 @@ void zc__ring_init(zc__ring *r, size_t cap, size_t elem_size, void *slots) {
      * lap-aligned start: 0, or (test hooks) a few laps before the counters wrap. */
     size_t start = ZC__START_POS(r->one_lap);
     for (size_t i = 0; i < cap; i++) atomic_init(zc__ring_stamp(r, i), start + i);
-    atomic_init(&r->head, start);
-    atomic_init(&r->tail, start);
+    atomic_init(ZC__RING_HEAD(r), start);
+    atomic_init(ZC__RING_TAIL(r), start);
 }
 
 /* Claim the next send position: ZC_OK (*pos claimed, its slot free for us), ZC_FULL,
@@ -82,7 +82,7 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: only a guess of where to start; the stamp check and the CAS validate it. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed);
     for (;;) {
         if (tail & r->mark_bit) return ZC_CLOSED;
         size_t index = tail & (r->mark_bit - 1);
@@ -91,7 +91,7 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
         if (stamp == tail) {
             /* [S1] seq_cst: the claim takes part in the waiter-count Dekker pairing. On
              * failure tail is reloaded (relaxed: the stamp re-validates it). */
-            if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, zc__ring_next(r, tail),
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_TAIL(r), &tail, zc__ring_next(r, tail),
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
@@ -103,7 +103,7 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
             zc__ring_block b = zc__ring_send_blocked(r, tail, stamp);
             if (b == ZC__RING_BLOCK_FULL) return ZC_FULL;
             if (b == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* a guess, as above */
+            tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed); /* a guess, as above */
         }
     }
 }
@@ -114,7 +114,7 @@ zc__ring_block zc__ring_send_blocked(zc__ring *r, size_t pos, size_t stamp) {
     if (!zc__ring_held_prev_lap(r, stamp, pos)) return ZC__RING_BLOCK_WAIT;
     /* The slot still holds the previous lap's message (or reservation, or hole). [S2]
      * seq_cst: a waiting sender's re-check must see a receiver's claim. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst);
     /* Not the oldest place: a receiver claimed that message and is still copying it out. */
     if (head + r->one_lap != pos) return ZC__RING_BLOCK_WAIT;
     /* The oldest place. A released one is no message: skip it as a receive would, and
@@ -138,14 +138,14 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: a guess, validated by the stamp and the CAS. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed);
     for (;;) {
         size_t index = head & (r->mark_bit - 1);
         /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
         size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
         if (stamp == head + 1) {
             /* [S1] seq_cst claim (Dekker pairing with the senders' waiter count). */
-            if (atomic_compare_exchange_weak_explicit(&r->head, &head, zc__ring_next(r, head),
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_HEAD(r), &head, zc__ring_next(r, head),
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
@@ -162,7 +162,7 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
             if (b == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
             if (b == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
             if (b == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
+            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed); /* a guess, as above */
         }
     }
 }
@@ -179,7 +179,7 @@ zc__ring_block zc__ring_recv_blocked(zc__ring *r, size_t head, size_t stamp, siz
      * previous message is still copying it out. */
     if (stamp != head) return ZC__RING_BLOCK_WAIT;
     /* Nothing published here. [S2] seq_cst: see the map. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst);
     if ((tail & ~r->mark_bit) == head)
         return (tail & r->mark_bit) ? ZC__RING_BLOCK_CLOSED : ZC__RING_BLOCK_EMPTY;
     return ZC__RING_BLOCK_WAIT; /* a sender claimed this slot and is still writing it */
@@ -222,7 +222,7 @@ static bool ring_skip(zc__ring *r, size_t *head) {
     size_t h = *head;
     /* [S1] seq_cst: freeing a slot takes part in the senders' Dekker pairing as a
      * receive's claim does; failure reloads head (relaxed: a guess). */
-    if (!atomic_compare_exchange_strong_explicit(&r->head, head, zc__ring_next(r, h),
+    if (!atomic_compare_exchange_strong_explicit(ZC__RING_HEAD(r), head, zc__ring_next(r, h),
                                                  memory_order_seq_cst, memory_order_relaxed))
         return false;
     /* [R2] free the slot for the next lap; pairs with a sender's [A1]. */
@@ -247,7 +247,7 @@ zc_status zc__ring_release(zc__ring *r, size_t pos, size_t *freed) {
         return reserved == hole ? ZC_CLOSED : ZC_EINVAL;
     /* seq_cst: a guess that ring_skip's CAS validates. If our hole is the oldest place,
      * free its slot and those of the holes right after it. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst);
     if (head == pos) *freed = zc__ring_skip_holes(r, head);
     return ZC_OK;
 }
@@ -291,12 +291,12 @@ static replace_result ring_replace_oldest(zc__ring *r, const void *msg,
                                           zc__ring_evict_fn *evict, void *ctx,
                                           bool *evicted) {
     /* Relaxed: a guess, validated by the CAS on tail below. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed);
     if (tail & r->mark_bit) return REPLACE_AGAIN; /* closed: the push says so */
     size_t head = tail - r->one_lap; /* the oldest place, if the ring is full */
     _Atomic size_t *stamp = zc__ring_stamp(r, head & (r->mark_bit - 1));
     /* [S2] seq_cst, as a send's look at head: full means head is one lap behind tail. */
-    if (atomic_load_explicit(&r->head, memory_order_seq_cst) != head) return REPLACE_AGAIN;
+    if (atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst) != head) return REPLACE_AGAIN;
     /* [A2] pairs with [R1]: a published message's bytes are visible. */
     size_t st = atomic_load_explicit(stamp, memory_order_acquire);
     if (st == (head | r->mark_bit)) return REPLACE_NOTHING; /* a reservation */
@@ -305,13 +305,13 @@ static replace_result ring_replace_oldest(zc__ring *r, const void *msg,
         return REPLACE_AGAIN;
     }
     /* [S1] seq_cst claim of position tail, as a push's. */
-    if (!atomic_compare_exchange_strong_explicit(&r->tail, &tail, zc__ring_next(r, tail),
+    if (!atomic_compare_exchange_strong_explicit(ZC__RING_TAIL(r), &tail, zc__ring_next(r, tail),
                                                  memory_order_seq_cst, memory_order_relaxed))
         return REPLACE_AGAIN;
     ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
     size_t h = head;
     /* [S1] seq_cst claim of the oldest message, as a receive's. */
-    if (atomic_compare_exchange_strong_explicit(&r->head, &h, zc__ring_next(r, head),
+    if (atomic_compare_exchange_strong_explicit(ZC__RING_HEAD(r), &h, zc__ring_next(r, head),
                                                 memory_order_seq_cst, memory_order_relaxed)) {
         evict(zc__ring_msg(r, head & (r->mark_bit - 1)), ctx);
         *evicted = true;
@@ -349,7 +349,7 @@ bool zc__ring_recv_ready(const zc__ring *r) {
      * where the peer that makes it ready pays its wakes after a seq_cst RMW ordered after
      * the load that saw it not ready: a sender's [S1] claim of tail, a commit's [S3] CAS
      * of the reserved stamp. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst);
     size_t stamp = atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
                                         memory_order_seq_cst);
     /* A reservation at head: empty for now. A hole: the attempt skips it. */
@@ -357,20 +357,20 @@ bool zc__ring_recv_ready(const zc__ring *r) {
     /* Published, or a stale head or a receiver still copying out: the attempt decides. */
     if (stamp != head) return true;
     /* Nothing published at head: ready if closed, or a sender claimed it (mid-write). */
-    return atomic_load_explicit(&r->tail, memory_order_seq_cst) != head;
+    return atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst) != head;
 }
 
 bool zc__ring_send_ready(const zc__ring *r) {
     /* seq_cst, as in zc__ring_recv_ready: a receiver's [S1] claim of head, a releaser's
      * [S3] CAS, make room and pay the wakes after. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst);
     if (tail & r->mark_bit) return true; /* closed */
     size_t stamp = atomic_load_explicit(zc__ring_stamp(r, tail & (r->mark_bit - 1)),
                                         memory_order_seq_cst);
     if (stamp == tail || !zc__ring_held_prev_lap(r, stamp, tail)) return true;
     /* The slot holds the previous lap's place: full, unless a receiver has claimed it
      * (still copying out) or it is a hole (the attempt skips it). */
-    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst);
     return head + r->one_lap != tail || stamp == ((head + 1) | r->mark_bit);
 }
 
@@ -378,8 +378,8 @@ bool zc__ring_send_ready_n(const zc__ring *r, size_t n) {
     if (n <= 1) return zc__ring_send_ready(r);
     /* seq_cst, as zc__ring_send_ready: a receiver's [S1] claim of head, a releaser's [S3]
      * CAS, make room and pay the wakes after; zc__ring_len's loads are seq_cst too. */
-    if (atomic_load_explicit(&r->tail, memory_order_seq_cst) & r->mark_bit) return true;
-    size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    if (atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst) & r->mark_bit) return true;
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst);
     size_t stamp = atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
                                         memory_order_seq_cst);
     return stamp == ((head + 1) | r->mark_bit) || r->cap - zc__ring_len(r) >= n;
@@ -388,21 +388,21 @@ bool zc__ring_send_ready_n(const zc__ring *r, size_t n) {
 bool zc__ring_close(zc__ring *r) {
     /* seq_cst: close is ordered before the waiter-list sweep that follows it, and any
      * sender's later CAS on tail fails against the marked value. */
-    size_t old = atomic_fetch_or_explicit(&r->tail, r->mark_bit, memory_order_seq_cst);
+    size_t old = atomic_fetch_or_explicit(ZC__RING_TAIL(r), r->mark_bit, memory_order_seq_cst);
     return (old & r->mark_bit) == 0;
 }
 
 bool zc__ring_is_closed(const zc__ring *r) {
     /* seq_cst: callers use it for the "closed" half of a re-check (Dekker pairing). */
-    return (atomic_load_explicit(&r->tail, memory_order_seq_cst) & r->mark_bit) != 0;
+    return (atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst) & r->mark_bit) != 0;
 }
 
 size_t zc__ring_len(const zc__ring *r) {
     for (;;) {
         /* seq_cst loads, tail read twice: a consistent snapshot of both indices. */
-        size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst);
-        size_t head = atomic_load_explicit(&r->head, memory_order_seq_cst);
-        if (atomic_load_explicit(&r->tail, memory_order_seq_cst) != tail) continue;
+        size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst);
+        size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst);
+        if (atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst) != tail) continue;
         size_t hix = head & (r->mark_bit - 1);
         size_t tix = tail & (r->mark_bit - 1);
         if (hix < tix) return tix - hix;
@@ -414,7 +414,7 @@ size_t zc__ring_len(const zc__ring *r) {
 size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max) {
     /* seq_cst: after the caller's seq_cst commit or release ([F1]); a head older than
      * that only ends the count early. */
-    size_t pos = atomic_load_explicit(&r->head, memory_order_seq_cst), n = 0;
+    size_t pos = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst), n = 0;
     /* Places before from are not counted. A head at or past from (within a lap of it,
      * so the difference tells) counts from head. */
     bool counting = pos - from < SIZE_MAX / 2;
@@ -436,7 +436,7 @@ size_t zc__ring_ready_run(const zc__ring *r, size_t from, size_t max) {
 /* Move head from *head to the next position: true if this call did; false if another
  * did first (*head is then the new value). [S1] seq_cst, as a receive's claim. */
 static bool ring_claim_head(zc__ring *r, size_t *head) {
-    return atomic_compare_exchange_strong_explicit(&r->head, head, zc__ring_next(r, *head),
+    return atomic_compare_exchange_strong_explicit(ZC__RING_HEAD(r), head, zc__ring_next(r, *head),
                                                    memory_order_seq_cst, memory_order_relaxed);
 }
 
@@ -448,8 +448,8 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
      * takes the oldest message as a receive would (ring_replace_oldest), and a releaser
      * skips its hole at head. So each position is claimed here with a CAS on head, and
      * whoever moves head owns what was there. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_seq_cst) & ~r->mark_bit;
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_seq_cst) & ~r->mark_bit;
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed);
     while (head != tail) {
         size_t index = head & (r->mark_bit - 1);
         _Atomic size_t *at = zc__ring_stamp(r, index);
@@ -472,7 +472,7 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
             if (ring_claim_head(r, &head)) head = zc__ring_next(r, pos);
         } else if (stamp == head + r->one_lap) {
             /* Its releaser skipped it and freed the slot after we read head. */
-            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess, as above */
+            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed); /* a guess, as above */
         } else if (stamp == reserved) {
             /* A reservation not committed yet: abandon it, so that its commit fails and
              * the permit's message stays with its holder, then skip it. Relaxed: only who
@@ -482,7 +482,7 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
                                                     memory_order_relaxed, memory_order_relaxed);
         } else {
             zc__backoff_snooze(&backoff);
-            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
+            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed); /* a guess */
         }
     }
 }

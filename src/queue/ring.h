@@ -19,23 +19,13 @@
 #include "hooks.h"
 #include "lines.h"
 
-typedef struct zc__ring {
-    /* Receivers' line (lines.h): the next position to receive from; the rest is left to
-     * the ring's owner. */
-    _Atomic size_t head;
-    unsigned char rx_rest[ZC_CACHE_LINE - sizeof(size_t)];
-    /* Senders' line: the next position to send to, its mark bit meaning closed; the rest
-     * is left to the ring's owner. */
-    _Atomic size_t tail;
-    unsigned char tx_rest[ZC_CACHE_LINE - sizeof(size_t)];
-    /* Constants: read-only after init. */
-    size_t cap;
-    size_t one_lap;   /* 2 * mark_bit: adding it moves a stamp to the next lap */
-    size_t mark_bit;  /* next_pow2(cap + 1): above every index */
-    size_t elem_size; /* bytes per message */
-    size_t stride;    /* bytes per slot: stamp + message, rounded to 8 */
-    unsigned char *slots; /* the caller's (zc__ring_init) */
-} zc__ring;
+#include <zchan/bits/ring.h>
+
+/* The ring itself (its layout and first attempts) is zchan/bits/ring.h's, which
+ * zchan/inline.h compiles too; its index words are plain there: reached here through
+ * ZC__RING_HEAD / ZC__RING_TAIL, the _Atomic views of them. */
+#define ZC__RING_HEAD(r) ZC__ATOMIC_SIZE((r)->head)
+#define ZC__RING_TAIL(r) ZC__ATOMIC_SIZE((r)->tail)
 
 /* The bytes of slot storage a ring of cap slots of elem_size-byte messages needs: ZC_OK
  * with *bytes set, or ZC_EINVAL (cap or elem_size 0, or sizes that overflow). */
@@ -140,18 +130,8 @@ static inline bool zc__ring_held_prev_lap(const zc__ring *r, size_t stamp, size_
     return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);
 }
 
-/* ---- The hot path: the first attempt is inline; anything else goes to ring.c. */
-
-#include <string.h>
-
-/* Slot = {stamp, message}; the message follows the stamp at this offset. */
-#define ZC__RING_MSG_OFFSET sizeof(size_t)
-
-/* The slot at index. A 16-byte slot (messages of up to 8 bytes) is found with a shift,
- * not a multiply: the address is on the dependency chain up to the claiming CAS. */
-static inline unsigned char *zc__ring_slot(const zc__ring *r, size_t index) {
-    return r->slots + (ZC__LIKELY(r->stride == 16) ? index << 4 : index * r->stride);
-}
+/* ---- The hot path: the first attempts are inline (zchan/bits/ring.h); anything else
+ * goes to ring.c. */
 
 static inline _Atomic size_t *zc__ring_stamp(const zc__ring *r, size_t index) {
     return (_Atomic size_t *)(void *)zc__ring_slot(r, index);
@@ -161,72 +141,12 @@ static inline unsigned char *zc__ring_msg(const zc__ring *r, size_t index) {
     return zc__ring_slot(r, index) + ZC__RING_MSG_OFFSET;
 }
 
-/* The position after pos: the next index in this lap, or index 0 of the next lap. */
-static inline size_t zc__ring_next(const zc__ring *r, size_t pos) {
-    size_t index = pos & (r->mark_bit - 1);
-    size_t lap = pos & ~(r->one_lap - 1);
-    return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;
-}
-
 /* The general loops (ring.c): contention, full, empty, closed, peers mid-operation. */
 zc_status zc__ring_push_slow(zc__ring *r, const void *msg);
 zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped);
 
-/* The first attempt alone: true if msg was sent; false for anything else (full, closed,
- * contention, a peer mid-operation), with nothing changed and head (the receivers' line)
- * not read. Both first attempts read every field before the claiming CAS (a compiler
- * barrier). elem_size is r->elem_size, or the constant 8 from a caller that knows it
- * (queue.h's ring8): the copy is then one move and the attempt makes no call. */
-static inline bool zc__ring_push_first(zc__ring *r, const void *msg, size_t elem_size) {
-    /* Relaxed: a guess of where to send; the stamp check and the CAS validate it. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    size_t index = tail & (r->mark_bit - 1); /* a marked (closed) tail fails the stamp check */
-    unsigned char *slot = zc__ring_slot(r, index);
-    _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
-    size_t next = zc__ring_next(r, tail);
-    /* [A1] pairs with [R2] (ring.c map): the slot's previous message was copied out. */
-    if (atomic_load_explicit(stamp, memory_order_acquire) == tail &&
-        /* [S1] seq_cst claim; see the map in ring.c. */
-        atomic_compare_exchange_strong_explicit(&r->tail, &tail, next, memory_order_seq_cst,
-                                                memory_order_relaxed)) {
-        ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_in(slot + ZC__RING_MSG_OFFSET, msg, elem_size);
-        /* [R1] publish the message; pairs with [A2]. */
-        atomic_store_explicit(stamp, tail + 1, memory_order_release);
-        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        return true;
-    }
-    return false;
-}
-
 static inline zc_status zc__ring_push(zc__ring *r, const void *msg) {
     return zc__ring_push_first(r, msg, r->elem_size) ? ZC_OK : zc__ring_push_slow(r, msg);
-}
-
-/* The first attempt alone: true if a message was copied out; false for anything else
- * (empty, closed, a reservation or hole, contention, a sender mid-write), found without
- * reading tail (the senders' line) and with nothing changed. elem_size as for
- * zc__ring_push_first. */
-static inline bool zc__ring_pop_first(zc__ring *r, void *out, size_t elem_size) {
-    /* Relaxed: a guess, validated by the stamp and the CAS. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t index = head & (r->mark_bit - 1);
-    unsigned char *slot = zc__ring_slot(r, index);
-    _Atomic size_t *stamp = (_Atomic size_t *)(void *)slot;
-    size_t next = zc__ring_next(r, head), one_lap = r->one_lap;
-    /* [A2] pairs with [R1]: a published stamp makes the message bytes visible. */
-    if (atomic_load_explicit(stamp, memory_order_acquire) == head + 1 &&
-        /* [S1] seq_cst claim. */
-        atomic_compare_exchange_strong_explicit(&r->head, &head, next, memory_order_seq_cst,
-                                                memory_order_relaxed)) {
-        ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
-        zc__copy_out(out, slot + ZC__RING_MSG_OFFSET, elem_size);
-        /* [R2] release the slot for the next lap; pairs with [A1]. */
-        atomic_store_explicit(stamp, head + one_lap, memory_order_release);
-        ZC__HOOK(ZC__HOOK_SLOT_PUBLISHED);
-        return true;
-    }
-    return false;
 }
 
 static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped) {
@@ -239,7 +159,7 @@ static inline zc_status zc__ring_pop(zc__ring *r, void *out, size_t *skipped) {
  * wait registers first and lets its next attempt decide (that attempt's seq_cst claim
  * or index load, [S1]/[S2], is the re-check of the Dekker pairing). */
 static inline bool zc__ring_looks_full(const zc__ring *r) {
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed);
     size_t stamp = atomic_load_explicit(zc__ring_stamp(r, tail & (r->mark_bit - 1)),
                                         memory_order_relaxed);
     return zc__ring_held_prev_lap(r, stamp, tail);
@@ -248,13 +168,13 @@ static inline bool zc__ring_looks_full(const zc__ring *r) {
 /* Whether a receive now would find the ring empty: nothing is published at head (or
  * its sender is still writing). A guess, as zc__ring_looks_full (relaxed, as there). */
 static inline bool zc__ring_looks_empty(const zc__ring *r) {
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed);
     return atomic_load_explicit(zc__ring_stamp(r, head & (r->mark_bit - 1)),
                                 memory_order_relaxed) == head;
 }
 
 /* Wait, for at most `pauses` pause instructions, while the slot at the end given by
- * `index_word` (&r->head for a receiver, &r->tail for a sender) keeps its stamp: watching
+ * `index_word` (ZC__RING_HEAD(r) for a receiver, ZC__RING_TAIL(r) for a sender) keeps its stamp: watching
  * only that slot and its own index leaves the peer's index line alone. A hint only. */
 static inline void zc__ring_watch(const zc__ring *r, const _Atomic size_t *index_word,
                                   unsigned pauses) {

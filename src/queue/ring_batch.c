@@ -32,7 +32,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: a guess of where to send; the stamps and the CAS validate it. */
-    size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    size_t tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed);
     for (;;) {
         if (tail & r->mark_bit) return ZC_CLOSED;
         /* Count the free slots from tail, up to n; pos ends after the last free one. */
@@ -48,7 +48,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
         if (k == n || (k > 0 && !all)) {
             /* [S1] seq_cst claim of all k at once; on failure tail is reloaded (relaxed:
              * the stamps re-validate it). */
-            if (atomic_compare_exchange_weak_explicit(&r->tail, &tail, pos, memory_order_seq_cst,
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_TAIL(r), &tail, pos, memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 for (size_t i = 0, p = tail; i < k; i++, p = zc__ring_next(r, p)) {
@@ -70,7 +70,7 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
             if (blk == ZC__RING_BLOCK_FULL) return ZC_FULL;
             *freed += blk == ZC__RING_BLOCK_AGAIN; /* a hole skipped */
             if (blk == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            tail = atomic_load_explicit(&r->tail, memory_order_relaxed); /* a guess, as above */
+            tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed); /* a guess, as above */
         }
     }
 }
@@ -80,7 +80,7 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc__backoff contention = ZC__BACKOFF_INIT; /* lost claims */
     /* Relaxed: a guess, validated by the stamps and the CAS. */
-    size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed);
     for (;;) {
         /* Count the published slots from head, up to max. */
         size_t k = 0, pos = head, stamp = 0;
@@ -94,7 +94,7 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
         }
         if (k > 0) {
             /* [S1] seq_cst claim of all k at once; failure reloads head (relaxed). */
-            if (atomic_compare_exchange_weak_explicit(&r->head, &head, pos, memory_order_seq_cst,
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_HEAD(r), &head, pos, memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 unsigned char *dst = out;
@@ -116,7 +116,7 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
             if (blk == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
             if (blk == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
             if (blk == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            head = atomic_load_explicit(&r->head, memory_order_relaxed); /* a guess */
+            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed); /* a guess */
         }
     }
 }

@@ -41,6 +41,14 @@ class Mutant:
 
 MUTANTS = [
     # ---- caught by a named test (the default run) ----
+    Mutant("fast_path_wakes_nobody", "include/zchan/bits/fast.h",
+           "__atomic_load_n(waiters, __ATOMIC_SEQ_CST)) ? ZC__FAST_WAKE",
+           "__atomic_load_n(waiters, __ATOMIC_SEQ_CST)) ? ZC__FAST_DONE",
+           test="test_inline"),
+    Mutant("fast_send_poll_sends_again", "include/zchan/bits/fast.h",
+           "if (!ZC__LIKELY(tx && msg && !__atomic_load_n(&f->zc__done, __ATOMIC_RELAXED)))",
+           "if (!ZC__LIKELY(tx && msg))",
+           test="test_inline"),
     Mutant("rv_offer_wakes_nobody", "src/rendezvous.c",
            "    else if (offered) (void)zc__waitlist_notify_one(rv->asking);",
            "    else if (offered && 0) (void)zc__waitlist_notify_one(rv->asking);",
@@ -237,9 +245,9 @@ MUTANTS = [
     Mutant("spare_segment_not_zeroed", "src/queue/segq.c", "        memset(s, 0, q->seg_bytes);\n", ""),
     Mutant("segment_freed_under_reader", "src/queue/segq.c", "    return all != 0;",
            "    (void)all; return true;"),
-    Mutant("ring_wraps_late", "src/queue/ring.h",
-           "return index + 1 < r->cap ? pos + 1 : lap + r->one_lap;",
-           "return index + 1 <= r->cap ? pos + 1 : lap + r->one_lap;"),
+    Mutant("ring_wraps_late", "include/zchan/bits/ring.h",
+           "return ZC__LIKELY(index + 1 < r->cap) ? pos + 1 : lap + r->one_lap;",
+           "return ZC__LIKELY(index + 1 <= r->cap) ? pos + 1 : lap + r->one_lap;"),
     Mutant("tail_holes_ignored", "src/queue/ring.h",
            "return s + r->one_lap == pos + 1 || (s != stamp && s + r->one_lap == pos);",
            "return s + r->one_lap == pos + 1;"),
