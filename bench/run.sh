@@ -192,7 +192,7 @@ echo_runs=$runs
 [ $runs_given = 1 ] || [ $quick = 1 ] || echo_runs=3
 echo_servers=() # name:program
 if [ $echo_row = 1 ]; then
-    wants_peer zchan && echo_servers+=("zchan:$build/bench/zchan_echo_server")
+    wants_peer zchan && echo_servers+=("zchan:$build/bench/echo/zchan_echo_server")
     for entry in "${peers[@]}"; do
         case ${entry%%:*} in
         go) echo_servers+=("go:${entry#*:}") ;;
@@ -218,7 +218,8 @@ run_echo() { # run_echo NAME PROGRAM K: one client run against a fresh server
     if [ -z "$port" ]; then
         say "row 16, $1 server, run $3: no port"
         cat "$work/echo-server.err" >&2
-    elif line=$(timeout $((echo_seconds + 60)) "$build/bench/zchan_echo_client"             -t 2 -c 100 -l 100 -d "$echo_seconds" -p "$port" 2>"$err"); then
+    elif line=$(timeout $((echo_seconds + 60)) "$build/bench/echo/zchan_echo_client" \
+            -t 2 -c 100 -l 100 -d "$echo_seconds" -p "$port" 2>"$err"); then
         awk -v i="$1" -v k="$3" '{
             for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
             printf "16,%s,%d,%.4f,us_per_req\n", i, k, 1e6 / v["req_per_s"]
