@@ -5,7 +5,7 @@
 #   bench/run.sh [--quick] [--runs K] [--rows LIST] [--impls LIST]
 #
 # --quick (counts / 10, 3 runs) is what the README's command and CI run. --rows: row ids
-# or prefixes (13 = every 13a/13b/13c row). --impls: the C implementations to run, by
+# or prefixes (13 = every 13a/13b/13c row; 16 = the echo servers). --impls: the C implementations to run, by
 # name, and `rust` / `go` for the peer programs (default: all). Results:
 # bench/results/latest.csv (every run), latest.md (the table) and latest.png (the plot)
 # from a full run (no --quick, --rows or --impls); a --quick run writes quick.* instead,
@@ -18,13 +18,14 @@
 # minutes apart at most).
 # Environment: BENCH_BUILD_DIR (the C bench's build directory, default build/bench; the
 # Rust and Go peers build in bench/rust/target and bench/go), BENCH_JOBS (build jobs),
-# PEER_LIMIT_S (seconds one invocation of a peer program may take, default 120).
+# PEER_LIMIT_S (seconds one invocation of a peer program may take, default 120),
+# ECHO_SECONDS (seconds of one row-16 client run: default 10, 1 with --quick).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BENCH_BUILD_DIR:-$root/build/bench}
 results=$root/bench/results
-quick=0 runs="" rows="" impls=""
+quick=0 runs="" rows="" impls="" runs_given=0
 usage() { # the comment at the top of this file
     awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit "$1"
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
             echo "run.sh: $1 needs a value" >&2
             exit 2
         fi
-        case $1 in --runs) runs=$2 ;; --rows) rows=$2 ;; --impls) impls=$2 ;; esac
+        case $1 in --runs) runs=$2 runs_given=1 ;; --rows) rows=$2 ;; --impls) impls=$2 ;; esac
         shift
         ;;
     -h | --help) usage 0 ;;
@@ -67,7 +68,8 @@ load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 mkdir -p "$results"
 # Scratch files in a directory of this run's own (two runs at once do not mix).
 work=$(mktemp -d "${TMPDIR:-/tmp}/zchan-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+echo_pid="" # a row-16 server running now, stopped on exit
+trap 'rm -rf "$work"; [ -z "$echo_pid" ] || kill "$echo_pid" 2>/dev/null' EXIT
 tmp=$work/run.csv
 : >"$tmp"
 
@@ -83,7 +85,9 @@ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DZCHAN_BUILD_BENCH=ON -DZCHAN_BUILD_TESTS=OFF -DZCHAN_BUILD_EXAMPLES=OFF >"$log" 2>&1 ||
     { cat "$log" >&2; exit 1; }
 grep '^-- bench:' "$log" >&2 || true
-cmake --build "$build" --target zchan_bench zchan_bench_mem -j "${BENCH_JOBS:-2}" >>"$log" 2>&1 ||
+echo_targets=() # row 16's client and zchan server use epoll: Linux only
+[ "$(uname -s)" = Linux ] && echo_targets=(zchan_echo_client zchan_echo_server)
+cmake --build "$build" --target zchan_bench zchan_bench_mem "${echo_targets[@]}" -j "${BENCH_JOBS:-2}" >>"$log" 2>&1 ||
     { tail -40 "$log" >&2; exit 1; }
 
 # A peer directory's build.sh builds its program and prints the program's path as its
@@ -119,8 +123,10 @@ row_args=()
 c_ids=$("$build/bench/zchan_bench" --list "${row_args[@]}")
 mem_rows=0 # whether row 14 (zchan_bench_mem) is selected
 [ -z "$rows" ] || [[ ",$rows," =~ ,14(-[^,]*)?, ]] && mem_rows=1
-if [ -z "$c_ids" ] && [ $mem_rows = 0 ]; then
-    echo "run.sh: no row matches --rows $rows; the rows:" $("$build/bench/zchan_bench" --list) "and 14-*" >&2
+echo_row=0 # whether row 16 (the echo servers) is selected
+[ ${#echo_targets[@]} -gt 0 ] && { [ -z "$rows" ] || [[ ",$rows," == *,16,* ]]; } && echo_row=1
+if [ -z "$c_ids" ] && [ $mem_rows = 0 ] && [ $echo_row = 0 ]; then
+    echo "run.sh: no row matches --rows $rows; the rows:" $("$build/bench/zchan_bench" --list) "14-* and 16" >&2
     exit 2
 fi
 declare -A has # has[name:id]: program name runs row id
@@ -175,6 +181,60 @@ run_prog() { # run_prog NAME PATH ID K
         [ "$1" = c ] && failed=1
     fi
 }
+# Row 16: an echo server (zchan's, Go's, tokio's) on a free localhost port, loaded by
+# zchan_echo_client (2 threads, 100 connections, 100-byte messages) for ECHO_SECONDS.
+# Each run takes that long per server, so a full run makes 3 runs of it unless --runs
+# is given (7 would add over three minutes to the suite). Value: microseconds per
+# request, 1e6 / (requests per second), lower is better like every other row; the
+# requests per second and the mean latency go to stderr.
+echo_seconds=${ECHO_SECONDS:-$([ $quick = 1 ] && echo 1 || echo 10)}
+echo_runs=$runs
+[ $runs_given = 1 ] || [ $quick = 1 ] || echo_runs=3
+echo_servers=() # name:program
+if [ $echo_row = 1 ]; then
+    wants_peer zchan && echo_servers+=("zchan:$build/bench/echo/zchan_echo_server")
+    for entry in "${peers[@]}"; do
+        case ${entry%%:*} in
+        go) echo_servers+=("go:${entry#*:}") ;;
+        rust) echo_servers+=("tokio:${entry#*:}") ;;
+        esac
+    done
+fi
+run_echo() { # run_echo NAME PROGRAM K: one client run against a fresh server
+    local out=$work/echo-server.out line port="" i args
+    case $1 in # each listens on a free port and prints "port N"
+    zchan) args=(-w 2 -p 0) ;;
+    go) args=(-echo-server 0) ;;
+    tokio) args=(--echo-server 0) ;;
+    esac
+    : >"$out"
+    "$2" "${args[@]}" >"$out" 2>"$work/echo-server.err" &
+    echo_pid=$!
+    for i in $(seq 100); do # up to 10 s for the server to print its port
+        port=$(awk '$1 == "port" { print $2; exit }' "$out")
+        [ -n "$port" ] || ! kill -0 "$echo_pid" 2>/dev/null || { sleep 0.1; continue; }
+        break
+    done
+    if [ -z "$port" ]; then
+        say "row 16, $1 server, run $3: no port"
+        cat "$work/echo-server.err" >&2
+    elif line=$(timeout $((echo_seconds + 60)) "$build/bench/echo/zchan_echo_client" \
+            -t 2 -c 100 -l 100 -d "$echo_seconds" -p "$port" 2>"$err"); then
+        awk -v i="$1" -v k="$3" '{
+            for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+            printf "16,%s,%d,%.4f,us_per_req\n", i, k, 1e6 / v["req_per_s"]
+            printf "row 16, run %d, %s: %.0f requests/s, mean latency %.0f us\n", k, i,
+                v["req_per_s"], v["mean_us"] > "/dev/stderr"
+        }' <<<"$line" >>"$tmp"
+    else
+        cat "$err" >&2
+        say "row 16, $1 server, run $3: the client failed"
+        [ "$1" = zchan ] && failed=1
+    fi
+    kill "$echo_pid" 2>/dev/null || true
+    wait "$echo_pid" 2>/dev/null || true
+    echo_pid=""
+}
 # The thread flows (rows 5, 6, 10-12: more threads than this machine's 2 cores, or one
 # a side) are bimodal on a shared host: a run lands in a fast or a slow scheduling
 # pattern (for zchan and its peers alike, up to several times slower), so 7 runs give
@@ -195,6 +255,14 @@ for k in $(seq 1 $((3 * runs))); do
             run_prog "$name" "${entry#*:}" "$id" "$k"
         done
     done
+    [ "$k" -le "$echo_runs" ] || continue
+    if [ $((k % 2)) = 0 ]; then # the servers in reverse order too
+        for ((j = ${#echo_servers[@]} - 1; j >= 0; j--)); do
+            run_echo "${echo_servers[j]%%:*}" "${echo_servers[j]#*:}" "$k"
+        done
+    else
+        for entry in "${echo_servers[@]}"; do run_echo "${entry%%:*}" "${entry#*:}" "$k"; done
+    fi
 done
 if [ $run_c = 1 ] && [ $mem_rows = 1 ]; then
     say "running zchan_bench_mem"

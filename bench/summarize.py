@@ -35,6 +35,7 @@ ROWS = {
     "14-cap1000000": "bytes: bounded, cap 1,000,000",
     "14-unbounded-full": "bytes: unbounded, 1,000,000 held",
     "14-unbounded-drained": "bytes: unbounded, after draining them",
+    "16": "echo server, 100 connections x 100 B; 1e6 / (requests per s)",
     "15-threads": "ping-pong, two threads, 2 x bounded(1)",
     "15-tasks": "ping-pong, two tasks on a 2-worker pool",
     "17-threads": "ping-pong, two threads, 2 x rendezvous",
@@ -51,7 +52,7 @@ COLORS = {"zchan": "#000000", "mutex-condvar": "#e69f00", "gasyncqueue": "#56b4e
           "tokio": "#d55e00", "flume": "#cc79a7", "crossbeam": "#999999", "go": "#00add8",
           "floor": "#ffffff"}
 MAIN_ROWS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
-             "15-threads", "15-tasks", "17-threads", "17-tasks"]
+             "15-threads", "15-tasks", "16", "17-threads", "17-tasks"]
 
 
 def describe(row):

@@ -348,7 +348,13 @@ func main() {
 	list := flag.String("rows", "", "comma list of row ids (1 ... 12, 13a-N2-mt ... 13c-N512-st, 15-threads, 15-tasks, 17-threads, 17-tasks) or groups (13, 13a, 15, 17); default all")
 	quick := flag.Bool("quick", false, "divide message counts by 10")
 	listOnly := flag.Bool("list", false, "print the ids of the rows selected that Go runs, one a line, and exit")
+	echoPort := flag.Int("echo-server", -1, "serve row 16's echo server on 127.0.0.1:PORT (0: any free port; prints \"port N\") instead of running rows")
+	echoSeconds := flag.Int("seconds", 0, "with -echo-server: stop after this many seconds (0: until killed)")
 	flag.Parse()
+	if *echoPort >= 0 {
+		echoServe(*echoPort, *echoSeconds)
+		return
+	}
 	if flag.NArg() > 0 || *runs < 0 {
 		flag.Usage()
 		os.Exit(2)

@@ -2,6 +2,7 @@
 //! mpsc, flume, crossbeam-channel). Prints `row,impl,run,value,unit` lines on stdout;
 //! see bench/rust/README.md for the rows, the options and what each peer runs.
 
+mod echo;
 mod harness;
 mod peers;
 
@@ -227,6 +228,7 @@ fn selects(token: &str, id: &str) -> bool {
 }
 
 const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--impls LIST] [--quick] [--list]
+       zchan-peers-rs --echo-server PORT [--seconds S]
   --runs K     measured runs per row and implementation (default 7; 3 with --quick)
   --rows LIST  comma list of row ids (1,2,...,12, 13a-N2-mt ... 13c-N512-mt, 15-threads,
                15-tasks, 17-threads, 17-tasks) or groups (13, 13a, 13b-N64, 15, 17);
@@ -234,6 +236,8 @@ const USAGE: &str = "usage: zchan-peers-rs [--runs K] [--rows LIST] [--impls LIS
   --impls LIST comma list of peers to run (async-channel, tokio, flume, crossbeam); default all
   --quick      divide message counts by 10
   --list       print the ids of the rows selected that a peer runs, one a line, and exit
+  --echo-server PORT  serve row 16's tokio echo server on 127.0.0.1:PORT (0: any free
+               port; prints `port N`) until killed, or for S seconds with --seconds
 Prints row,impl,run,value,unit lines on stdout.";
 
 fn fail(msg: &str) -> ! {
@@ -247,6 +251,8 @@ fn main() {
     let mut quick = false;
     let mut list = false;
     let mut wanted: Option<Vec<String>> = None;
+    let mut echo_port: Option<u16> = None;
+    let mut echo_seconds = 0u64;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -264,12 +270,24 @@ fn main() {
                 let names = args.next().unwrap_or_else(|| fail("--impls needs a list"));
                 wanted = Some(names.split(',').filter(|t| !t.is_empty()).map(str::to_string).collect());
             }
+            "--echo-server" => {
+                let port = args.next().and_then(|v| v.parse::<u16>().ok());
+                echo_port = Some(port.unwrap_or_else(|| fail("--echo-server needs a port")));
+            }
+            "--seconds" => {
+                let s = args.next().and_then(|v| v.parse::<u64>().ok());
+                echo_seconds = s.unwrap_or_else(|| fail("--seconds needs a number"));
+            }
             "--help" | "-h" => {
                 println!("{}", USAGE);
                 return;
             }
             other => fail(&format!("unknown argument {}", other)),
         }
+    }
+    if let Some(port) = echo_port {
+        echo::serve(port, echo_seconds);
+        return;
     }
     let runs = runs.unwrap_or(if quick { 3 } else { 7 });
     let counts = Counts::new(quick);
