@@ -35,6 +35,8 @@
 
 #include <zchan/mpmc.h>
 
+#include "hooks.h" /* before zchan/bits/fast.h: its ring uses the hooks */
+
 #include <zchan/bits/fast.h>
 
 #include "atomic.h"

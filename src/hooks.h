@@ -28,6 +28,12 @@ typedef enum zc__hook_point {
     ZC__HOOK_POINTS
 } zc__hook_point;
 
+/* zchan/bits/ring.h's first attempts call ZC__HOOK, which it makes a no-op where this
+ * file has not defined it (zchan/inline.h): the library includes this file first. */
+#ifdef ZCHAN_BITS_RING_H
+#error "src/hooks.h must be included before zchan/bits/ring.h"
+#endif
+
 #if ZCHAN_TEST_HOOKS
 /* Install fn (NULL: none); called as fn(point, ctx) at every hook point reached. */
 ZC_EXPORT void zc__test_set_hook(void (*fn)(zc__hook_point point, void *ctx), void *ctx);

@@ -134,14 +134,14 @@ size_t zc__queue_skip_holes(zc__queue *q) {
     if (q->kind != ZC__QUEUE_RING) return 0;
     /* seq_cst: a guess (each skip's CAS validates it), after the caller's claims. */
     return zc__ring_skip_holes(&q->u.ring,
-                               atomic_load_explicit(&q->u.ring.head, memory_order_seq_cst));
+                               atomic_load_explicit(ZC__RING_HEAD(&q->u.ring), memory_order_seq_cst));
 }
 
 size_t zc__queue_freed_mark(const zc__queue *q) {
     /* seq_cst: after the caller's registration ([N2]) or claims, it sees their moves of
      * head; a later value only means more room. */
     return q->kind == ZC__QUEUE_RING
-               ? atomic_load_explicit(&q->u.ring.head, memory_order_seq_cst)
+               ? atomic_load_explicit(ZC__RING_HEAD(&q->u.ring), memory_order_seq_cst)
                : 0;
 }
 

@@ -36,7 +36,7 @@ static size_t head_of(zc_receiver *rx) {
     zc__chan *ch = rx->ch;
     /* Relaxed: one thread; only the value is of interest. */
     return zc__queue_bounded(&ch->q)
-               ? atomic_load_explicit(&ch->q.u.ring.head, memory_order_relaxed)
+               ? atomic_load_explicit(ZC__RING_HEAD(&ch->q.u.ring), memory_order_relaxed)
                : atomic_load_explicit(&ch->q.u.segq.head_index, memory_order_relaxed);
 }
 

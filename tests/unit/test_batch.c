@@ -271,8 +271,8 @@ static void test_ring_batches_cross_the_wrap_of_the_position_counters(void **sta
     zc__ring_init(&r, 3, sizeof(uint64_t), slots);
     size_t start = (SIZE_MAX / r.one_lap - 1) * r.one_lap;
     for (size_t i = 0; i < r.cap; i++) atomic_store(zc__ring_stamp(&r, i), start + i);
-    atomic_store(&r.head, start);
-    atomic_store(&r.tail, start);
+    atomic_store(ZC__RING_HEAD(&r), start);
+    atomic_store(ZC__RING_TAIL(&r), start);
     uint64_t v[3], out[3], next_sent = 1, next_recv = 1;
     size_t k, freed;
     for (int round = 0; round < 10; round++) {
@@ -294,7 +294,7 @@ static void test_ring_batches_cross_the_wrap_of_the_position_counters(void **sta
         for (size_t i = 0; i < k; i++) assert_int_equal(out[i], next_recv++);
     }
     assert_int_equal(zc__ring_pop_many(&r, out, 3, &k, &freed), ZC_EMPTY);
-    assert_true(atomic_load(&r.head) < start); /* it wrapped */
+    assert_true(atomic_load(ZC__RING_HEAD(&r)) < start); /* it wrapped */
     free(slots);
 }
 
