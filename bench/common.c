@@ -128,14 +128,17 @@ bench_opts bench_parse_args(int argc, char **argv, const char *usage_extra)
     return o;
 }
 
-bool bench_named(const char *list, const char *name)
+/* Whether an item of a comma-separated list selects id: equal to it, or (prefix) one
+ * that id starts with and continues with a non-digit. NULL selects everything. */
+static bool list_selects(const char *list, const char *id, bool prefix)
 {
     if (!list)
         return true;
-    size_t namelen = strlen(name);
+    size_t idlen = strlen(id);
     for (const char *p = list; *p;) {
         size_t len = strcspn(p, ",");
-        if (len == namelen && strncmp(p, name, len) == 0)
+        if (len > 0 && len <= idlen && strncmp(p, id, len) == 0 &&
+            (len == idlen || (prefix && !(id[len] >= '0' && id[len] <= '9'))))
             return true;
         p += len;
         if (*p == ',')
@@ -144,22 +147,9 @@ bool bench_named(const char *list, const char *name)
     return false;
 }
 
-bool bench_selected(const char *list, const char *id)
-{
-    if (!list)
-        return true;
-    size_t idlen = strlen(id);
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-        if (len > 0 && len <= idlen && strncmp(p, id, len) == 0 &&
-            (len == idlen || !(id[len] >= '0' && id[len] <= '9')))
-            return true;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    return false;
-}
+bool bench_named(const char *list, const char *name) { return list_selects(list, name, false); }
+
+bool bench_selected(const char *list, const char *id) { return list_selects(list, id, true); }
 
 bool bench_wanted(const bench_opts *o, const char *name)
 {

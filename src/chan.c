@@ -345,12 +345,14 @@ void zc__chan_wake_receivers(zc__chan *ch, size_t n) {
     zc__waitlist_notify_n(&ch->recv_waiters, n);
 }
 
-zc_status zc__chan_wake_receiver_ok(zc__chan *ch) {
+/* Never inlined: a fast path that called it inline would set up a frame on every call
+ * for the rare one that wakes. */
+ZC__NOINLINE zc_status zc__chan_wake_receiver_ok(zc__chan *ch) {
     zc__chan_wake_receivers(ch, 1);
     return ZC_OK;
 }
 
-zc_status zc__chan_wake_sender_ok(zc__chan *ch) {
+ZC__NOINLINE zc_status zc__chan_wake_sender_ok(zc__chan *ch) {
     zc__chan_wake_senders(ch, 1);
     return ZC_OK;
 }
@@ -459,13 +461,20 @@ zc_status zc_try_recv(zc_receiver *rx, void *out) {
     }
 }
 
-zc_status zc__try_send_rest(zc_sender *tx, const void *msg, zc__fast did) {
+#if !ZCHAN_CHECKED
+/* The entries of zchan/inline.h (zchan/bits/fast.h says why they exist only here). */
+zc_status zc__v1_wake_receiver(zc__chan *ch) { return zc__chan_wake_receiver_ok(ch); }
+
+zc_status zc__v1_wake_sender(zc__chan *ch) { return zc__chan_wake_sender_ok(ch); }
+
+zc_status zc__v1_try_send_rest(zc_sender *tx, const void *msg, zc__fast did) {
     return did == ZC__FAST_OTHER ? try_send_other(tx, msg) : try_send_slow(tx, msg);
 }
 
-zc_status zc__try_recv_rest(zc_receiver *rx, void *out, zc__fast did) {
+zc_status zc__v1_try_recv_rest(zc_receiver *rx, void *out, zc__fast did) {
     return did == ZC__FAST_OTHER ? try_recv_other(rx, out) : try_recv_slow(rx, out);
 }
+#endif
 
 /* Where zc_force_send's evicted message goes: the caller's evicted_out, else drop_msg. */
 typedef struct evict_to {

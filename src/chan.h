@@ -166,8 +166,10 @@ static inline bool zc__is_weak_receiver(const zc_weak_receiver *w) {
 void zc__chan_wake_senders(zc__chan *ch, size_t n);
 void zc__chan_wake_receivers(zc__chan *ch, size_t n);
 
-/* zc__chan_wake_receiver_ok / _sender_ok, the wake a fast path owes, are declared in
- * zchan/bits/fast.h (exported for zchan/inline.h). */
+/* One waiting receiver (sender) woken after a message was sent (a slot freed), out of
+ * line; ZC_OK, so that a fast path ends in a tail call. */
+zc_status zc__chan_wake_receiver_ok(zc__chan *ch);
+zc_status zc__chan_wake_sender_ok(zc__chan *ch);
 
 /* After a first attempt sent a message (freed a slot): wake a waiting receiver (sender)
  * if one is linked ([F1]); ZC_OK. With none linked, one seq_cst load and no call. */

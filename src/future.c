@@ -146,13 +146,16 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
     }
 }
 
-zc_status zc__send_poll_rest(zc_send *f, const zc_waker *w, zc__fast did) {
+#if !ZCHAN_CHECKED
+/* The entries of zchan/inline.h (zchan/bits/fast.h says why they exist only here). */
+zc_status zc__v1_send_poll_rest(zc_send *f, const zc_waker *w, zc__fast did) {
     return did == ZC__FAST_OTHER ? send_poll_other(f, w) : send_poll_slow(f, w);
 }
 
-zc_status zc__recv_poll_rest(zc_recv *f, const zc_waker *w, void *out, zc__fast did) {
+zc_status zc__v1_recv_poll_rest(zc_recv *f, const zc_waker *w, void *out, zc__fast did) {
     return did == ZC__FAST_OTHER ? recv_poll_other(f, w, out) : recv_poll_slow(f, w, out);
 }
+#endif
 
 void zc_recv_cancel(zc_recv *f) {
     if (!f || !f->zc__rx || zc__waitlist_is_idle(&f->zc__node)) return; /* as send's */

@@ -9,6 +9,12 @@
 #ifndef ZCHAN_BITS_BASE_H
 #define ZCHAN_BITS_BASE_H
 
+/* Pulled in by zchan/inline.h: the library's code, exempt from the including file's
+ * warnings. The library's own sources keep them. */
+#if defined(ZCHAN_INLINE_H) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC system_header
+#endif
+
 #include <stddef.h>
 #include <string.h>
 

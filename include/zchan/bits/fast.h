@@ -4,10 +4,9 @@
  * copy that the library (src/chan.c, src/future.c) and zchan/inline.h both compile.
  *
  * Each fast path answers what it did (zc__fast), and its caller goes on: on
- * ZC__FAST_WAKE it wakes a waiting peer (zc__chan_wake_receiver_ok / _sender_ok, out of
- * line), on ZC__FAST_MISS or ZC__FAST_OTHER it calls the rest of the operation
- * (zc__try_send_rest, ...), which may make the attempt again (a first attempt that
- * fails changes nothing, so a second one is safe).
+ * ZC__FAST_WAKE it wakes a waiting peer (out of line), on ZC__FAST_MISS or
+ * ZC__FAST_OTHER it calls the rest of the operation, which may make the attempt again
+ * (a first attempt that fails changes nothing, so a second one is safe).
  *
  * The channel's words these paths read are named by their offsets in the channel's block
  * (src/chan.h and src/waitlist.h assert each against the library's structs): a channel
@@ -22,6 +21,12 @@
  */
 #ifndef ZCHAN_BITS_FAST_H
 #define ZCHAN_BITS_FAST_H
+
+/* Pulled in by zchan/inline.h: the library's code, exempt from the including file's
+ * warnings. The library's own sources keep them. */
+#if defined(ZCHAN_INLINE_H) && (defined(__GNUC__) || defined(__clang__))
+#pragma GCC system_header
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,19 +57,22 @@ typedef enum zc__fast {
     ZC__FAST_OTHER, /* nothing done: not a ring of 8-byte messages */
 } zc__fast;
 
-/* Wake one waiting receiver (sender) after a message was sent (a slot freed); ZC_OK.
- * The library's (src/chan.c), exported for zchan/inline.h. */
-ZC_EXPORT zc_status zc__chan_wake_receiver_ok(struct zc__chan *ch);
-ZC_EXPORT zc_status zc__chan_wake_sender_ok(struct zc__chan *ch);
-
-/* What zc_try_send, zc_try_recv, zc_send_poll and zc_recv_poll do after their fast path
- * did nothing (did: ZC__FAST_MISS or ZC__FAST_OTHER), with the same statuses: the
- * library's (src/chan.c, src/future.c), exported for zchan/inline.h so that an inline
- * caller does not make the fast path's checks twice. */
-ZC_EXPORT zc_status zc__try_send_rest(zc_sender *tx, const void *msg, zc__fast did);
-ZC_EXPORT zc_status zc__try_recv_rest(zc_receiver *rx, void *out, zc__fast did);
-ZC_EXPORT zc_status zc__send_poll_rest(zc_send *f, const zc_waker *w, zc__fast did);
-ZC_EXPORT zc_status zc__recv_poll_rest(zc_recv *f, const zc_waker *w, void *out, zc__fast did);
+/* The library's entries for zchan/inline.h: the wake a fast path owes (one waiting
+ * receiver, or sender, after a message was sent or a slot freed; ZC_OK), and the rest of
+ * zc_try_send, zc_try_recv, zc_send_poll and zc_recv_poll after their fast path did
+ * nothing (did: ZC__FAST_MISS or ZC__FAST_OTHER), with the same statuses, so that an
+ * inline caller does not make the fast path's checks twice. Their names carry the
+ * layout's number (zc__layout_v1, zchan/inline.h), and only an unchecked library of this
+ * layout defines them (src/chan.c, src/future.c): every call path of an inline caller
+ * names one, so no linker option can leave a program built against one layout linked
+ * to another. */
+ZC_EXPORT zc_status zc__v1_wake_receiver(struct zc__chan *ch);
+ZC_EXPORT zc_status zc__v1_wake_sender(struct zc__chan *ch);
+ZC_EXPORT zc_status zc__v1_try_send_rest(zc_sender *tx, const void *msg, zc__fast did);
+ZC_EXPORT zc_status zc__v1_try_recv_rest(zc_receiver *rx, void *out, zc__fast did);
+ZC_EXPORT zc_status zc__v1_send_poll_rest(zc_send *f, const zc_waker *w, zc__fast did);
+ZC_EXPORT zc_status zc__v1_recv_poll_rest(zc_recv *f, const zc_waker *w, void *out,
+                                          zc__fast did);
 
 /* The channel a handle (zc_sender *, zc_receiver *) belongs to: the handle's first word. */
 static inline struct zc__chan *zc__fast_chan(const void *handle) {
