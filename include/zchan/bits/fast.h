@@ -48,11 +48,10 @@ struct zc__chan; /* the library's (src/chan.h) */
 #define ZC__FAST_RECV_WAITERS (ZC_CACHE_LINE + 32)
 #define ZC__FAST_RING8 sizeof(zc__ring)
 
-
 /* What a fast path did. */
 typedef enum zc__fast {
     ZC__FAST_DONE,  /* the message went in (came out); nobody waits on the other side */
-    ZC__FAST_WAKE,  /* the same, and a peer waits: wake one (zc__chan_wake_*_ok) */
+    ZC__FAST_WAKE,  /* the same, and a peer waits: wake one, out of line */
     ZC__FAST_MISS,  /* nothing done (bad arguments, full, empty, contention, a waiter) */
     ZC__FAST_OTHER, /* nothing done: not a ring of 8-byte messages */
 } zc__fast;
