@@ -462,7 +462,8 @@ zc_status zc_try_recv(zc_receiver *rx, void *out) {
 }
 
 #if !ZCHAN_CHECKED
-/* The entries of zchan/inline.h (zchan/bits/fast.h says why they exist only here). */
+/* The entries of zchan/inline.h (zchan/bits/fast.h says why they exist only here): the
+ * wake a fast path owes, and the switch's last two cases of zc_try_send (zc_try_recv). */
 zc_status zc__v1_wake_receiver(zc__chan *ch) { return zc__chan_wake_receiver_ok(ch); }
 
 zc_status zc__v1_wake_sender(zc__chan *ch) { return zc__chan_wake_sender_ok(ch); }

@@ -147,7 +147,8 @@ zc_status zc_recv_poll(zc_recv *f, const zc_waker *w, void *out) {
 }
 
 #if !ZCHAN_CHECKED
-/* The entries of zchan/inline.h (zchan/bits/fast.h says why they exist only here). */
+/* The entries of zchan/inline.h (zchan/bits/fast.h says why they exist only here): the
+ * switch's last two cases of zc_send_poll (zc_recv_poll), for an inline caller. */
 zc_status zc__v1_send_poll_rest(zc_send *f, const zc_waker *w, zc__fast did) {
     return did == ZC__FAST_OTHER ? send_poll_other(f, w) : send_poll_slow(f, w);
 }

@@ -44,6 +44,8 @@
 #include "queue/queue.h"
 #include "waitlist.h"
 
+#include <zchan/bits/fast.h> /* zc__send_done, zc__send_set_done */
+
 /* A message a try_send left for a receive future asking (rendezvous.c), in a block of
  * the channel's, on the held list until a receiver takes it. */
 typedef struct zc__rv_held {
@@ -84,17 +86,8 @@ void zc__rv_discard(zc__rv *rv, void (*drop)(void *msg, void *ctx), void *ctx);
 /* The hand-off's lists, for the checked build's look at futures left pending. */
 void zc__rv_lists(zc__rv *rv, zc__waitlist *lists[3]);
 
-/* A send future's completion, as zc_send keeps it in zc__done (0, or a zc_status + 1):
- * written by a receiver that takes an offer, under the lock, so read and written
- * atomically wherever a peer could write it. Relaxed: the owner reads it under the lock,
- * or once its node is IDLE, after the acquire ([W2]) that saw it WOKEN. */
-static inline int zc__send_done(const zc_send *f) {
-    _Static_assert(sizeof(_Atomic int) == sizeof(int), "atomic int size");
-    return atomic_load_explicit((_Atomic int *)&f->zc__done, memory_order_relaxed);
-}
-static inline void zc__send_set_done(zc_send *f, int done) {
-    atomic_store_explicit((_Atomic int *)&f->zc__done, done, memory_order_relaxed);
-}
+/* A send future's completion (zc__send_done, zc__send_set_done) is zchan/bits/fast.h's:
+ * a receiver that takes an offer writes it, under the lock. */
 
 /* The operations, for the public calls that found their channel a rendezvous one
  * (arguments checked by the caller). Statuses as those calls document. */

@@ -234,9 +234,7 @@ static inline unsigned zc__waitlist_state(zc__waiter *node) {
 
 /* Whether node is IDLE: neither linked nor notified. IDLE is only ever entered by the
  * node's owner (the caller), so a true answer is stable. */
-static inline bool zc__waitlist_is_idle(zc__waiter *node) {
-    return zc__waitlist_state(node) == ZC__IDLE;
-}
+static inline bool zc__waitlist_is_idle(zc__waiter *node) { return zc__fast_node_idle(node); }
 
 /* Whether node holds a wake-up (WOKEN, or WAKING: its wake is being made); unregister
  * examines it again under the lock. */

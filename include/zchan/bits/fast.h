@@ -92,13 +92,26 @@ static inline zc__fast zc__fast_done(struct zc__chan *ch, size_t waiters_offset)
                                                                    : ZC__FAST_DONE;
 }
 
+/* A send future's completion, as zc_send keeps it in zc__done (0, or a zc_status + 1).
+ * A rendezvous receiver that takes an offer writes it under the channel's lock
+ * (src/rendezvous.c), so it is read and written atomically wherever a peer could write
+ * it. Relaxed: the owner reads it under that lock, or once its node is IDLE, after the
+ * acquire ([W2]) that saw the node WOKEN, which orders the peer's write; a fresh future
+ * is the caller's alone until its first poll. */
+static inline int zc__send_done(const zc_send *f) {
+    return __atomic_load_n(&f->zc__done, __ATOMIC_RELAXED);
+}
+
+static inline void zc__send_set_done(zc_send *f, int done) {
+    __atomic_store_n(&f->zc__done, done, __ATOMIC_RELAXED);
+}
+
 /* zc_send_init of an unchecked build (the checked build stamps the node first). */
 static inline void zc__fast_send_init(zc_send *f, zc_sender *tx, const void *msg) {
     zc__fast_node_init(&f->zc__node);
     f->zc__tx = tx;
     f->zc__msg = msg;
-    /* Relaxed: the future is the caller's until its first poll (src/rendezvous.h). */
-    __atomic_store_n(&f->zc__done, 0, __ATOMIC_RELAXED);
+    zc__send_set_done(f, 0);
 }
 
 static inline zc__fast zc__fast_try_send(zc_sender *tx, const void *msg) {
@@ -125,14 +138,13 @@ static inline zc__fast zc__fast_send_poll(zc_send *f, const zc_waker *w) {
         return ZC__FAST_MISS;
     zc_sender *tx = f->zc__tx;
     const void *msg = f->zc__msg;
-    /* Relaxed: a rendezvous receiver may complete f meanwhile (src/rendezvous.h); such a
-     * channel is no ring, and the full poll reads the mark again. */
-    if (!ZC__LIKELY(tx && msg && !__atomic_load_n(&f->zc__done, __ATOMIC_RELAXED)))
-        return ZC__FAST_MISS;
+    /* A rendezvous receiver may complete f meanwhile; such a channel is no ring, and the
+     * full poll reads the mark again. */
+    if (!ZC__LIKELY(tx && msg && !zc__send_done(f))) return ZC__FAST_MISS;
     struct zc__chan *ch = zc__fast_chan(tx);
     if (!ZC__LIKELY(zc__fast_ring8(ch))) return ZC__FAST_OTHER;
     if (!zc__ring_push_first(zc__fast_ring(ch), msg, 8)) return ZC__FAST_MISS;
-    __atomic_store_n(&f->zc__done, ZC_OK + 1, __ATOMIC_RELAXED);
+    zc__send_set_done(f, ZC_OK + 1);
     return zc__fast_done(ch, ZC__FAST_RECV_WAITERS);
 }
 
