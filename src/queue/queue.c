@@ -133,8 +133,8 @@ size_t zc__queue_room(const zc__queue *q) {
 size_t zc__queue_skip_holes(zc__queue *q) {
     if (q->kind != ZC__QUEUE_RING) return 0;
     /* seq_cst: a guess (each skip's CAS validates it), after the caller's claims. */
-    return zc__ring_skip_holes(&q->u.ring,
-                               atomic_load_explicit(ZC__RING_HEAD(&q->u.ring), memory_order_seq_cst));
+    zc__ring *r = &q->u.ring;
+    return zc__ring_skip_holes(r, atomic_load_explicit(ZC__RING_HEAD(r), memory_order_seq_cst));
 }
 
 size_t zc__queue_freed_mark(const zc__queue *q) {

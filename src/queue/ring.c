@@ -91,7 +91,8 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
         if (stamp == tail) {
             /* [S1] seq_cst: the claim takes part in the waiter-count Dekker pairing. On
              * failure tail is reloaded (relaxed: the stamp re-validates it). */
-            if (atomic_compare_exchange_weak_explicit(ZC__RING_TAIL(r), &tail, zc__ring_next(r, tail),
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_TAIL(r),
+                                                      &tail, zc__ring_next(r, tail),
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
@@ -103,7 +104,8 @@ static zc_status ring_claim_send(zc__ring *r, size_t *pos) {
             zc__ring_block b = zc__ring_send_blocked(r, tail, stamp);
             if (b == ZC__RING_BLOCK_FULL) return ZC_FULL;
             if (b == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed); /* a guess, as above */
+            /* Relaxed: a guess, as above. */
+            tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed);
         }
     }
 }
@@ -145,7 +147,8 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
         size_t stamp = atomic_load_explicit(zc__ring_stamp(r, index), memory_order_acquire);
         if (stamp == head + 1) {
             /* [S1] seq_cst claim (Dekker pairing with the senders' waiter count). */
-            if (atomic_compare_exchange_weak_explicit(ZC__RING_HEAD(r), &head, zc__ring_next(r, head),
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_HEAD(r),
+                                                      &head, zc__ring_next(r, head),
                                                       memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
@@ -162,7 +165,8 @@ zc_status zc__ring_pop_slow(zc__ring *r, void *out, size_t *skipped) {
             if (b == ZC__RING_BLOCK_EMPTY) return ZC_EMPTY;
             if (b == ZC__RING_BLOCK_CLOSED) return ZC_CLOSED;
             if (b == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed); /* a guess, as above */
+            /* Relaxed: a guess, as above. */
+            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed);
         }
     }
 }
@@ -472,7 +476,8 @@ void zc__ring_discard(zc__ring *r, void (*drop)(void *msg, void *ctx), void *ctx
             if (ring_claim_head(r, &head)) head = zc__ring_next(r, pos);
         } else if (stamp == head + r->one_lap) {
             /* Its releaser skipped it and freed the slot after we read head. */
-            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed); /* a guess, as above */
+            /* Relaxed: a guess, as above. */
+            head = atomic_load_explicit(ZC__RING_HEAD(r), memory_order_relaxed);
         } else if (stamp == reserved) {
             /* A reservation not committed yet: abandon it, so that its commit fails and
              * the permit's message stays with its holder, then skip it. Relaxed: only who

@@ -174,8 +174,9 @@ static inline bool zc__ring_looks_empty(const zc__ring *r) {
 }
 
 /* Wait, for at most `pauses` pause instructions, while the slot at the end given by
- * `index_word` (ZC__RING_HEAD(r) for a receiver, ZC__RING_TAIL(r) for a sender) keeps its stamp: watching
- * only that slot and its own index leaves the peer's index line alone. A hint only. */
+ * `index_word` (ZC__RING_HEAD(r) for a receiver, ZC__RING_TAIL(r) for a sender) keeps its
+ * stamp: watching only that slot and its own index leaves the peer's index line alone. A
+ * hint only. */
 static inline void zc__ring_watch(const zc__ring *r, const _Atomic size_t *index_word,
                                   unsigned pauses) {
     /* Relaxed: a guess of the slot to watch; nothing is read through it. */

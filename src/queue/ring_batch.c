@@ -48,7 +48,8 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
         if (k == n || (k > 0 && !all)) {
             /* [S1] seq_cst claim of all k at once; on failure tail is reloaded (relaxed:
              * the stamps re-validate it). */
-            if (atomic_compare_exchange_weak_explicit(ZC__RING_TAIL(r), &tail, pos, memory_order_seq_cst,
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_TAIL(r),
+                                                      &tail, pos, memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 for (size_t i = 0, p = tail; i < k; i++, p = zc__ring_next(r, p)) {
@@ -70,7 +71,8 @@ zc_status zc__ring_push_many(zc__ring *r, const void *msgs, size_t n, bool all, 
             if (blk == ZC__RING_BLOCK_FULL) return ZC_FULL;
             *freed += blk == ZC__RING_BLOCK_AGAIN; /* a hole skipped */
             if (blk == ZC__RING_BLOCK_WAIT && !zc__backoff_wait_peer(&backoff)) return ZC_PENDING;
-            tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed); /* a guess, as above */
+            /* Relaxed: a guess, as above. */
+            tail = atomic_load_explicit(ZC__RING_TAIL(r), memory_order_relaxed);
         }
     }
 }
@@ -94,7 +96,8 @@ zc_status zc__ring_pop_many(zc__ring *r, void *out, size_t max, size_t *count,
         }
         if (k > 0) {
             /* [S1] seq_cst claim of all k at once; failure reloads head (relaxed). */
-            if (atomic_compare_exchange_weak_explicit(ZC__RING_HEAD(r), &head, pos, memory_order_seq_cst,
+            if (atomic_compare_exchange_weak_explicit(ZC__RING_HEAD(r),
+                                                      &head, pos, memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 ZC__HOOK(ZC__HOOK_SLOT_CLAIMED);
                 unsigned char *dst = out;
