@@ -39,6 +39,13 @@
  *
  * Waker rule 3: a final status, a cancel and a disable unregister the nodes they drop.
  *
+ * Cost. A poll attempts cases from its starting one until one completes, so a loop over
+ * busy channels pays for the cases it tries, not for n: a case's buffer is checked when
+ * it is tried (walk_case), a select learns that it has a rendezvous case when a walk
+ * first meets one (SEL_RV), and a completion takes nodes off only after a poll
+ * registered them (SEL_LINKED). Only a poll that waits, and the completion after it,
+ * walk every case.
+ *
  * No atomics of its own: the orderings are those of chan.h and waitlist.c ([F1]/[F2]).
  */
 #include <zchan/select.h>
@@ -55,6 +62,23 @@
  * registered (it stays IDLE, so select_finish and zc_select_disable pass it by). */
 enum { CASE_RECV = 1, CASE_SEND = 2, CASE_ABSORBED = 4, CASE_CLOSED = 8, CASE_AFTER = 16,
        CASE_OFFERED = 32 };
+
+/* The two top bits of zc__start are the select's own state, beside the index of the
+ * case its next walk tries first (zc_select_poll refuses an n that reaches them):
+ * SEL_RV: a walk met an enabled case on a rendezvous channel, so the polls hold the
+ * claim word (select_walks_rv) until the next zc_select_init; SEL_LINKED: a poll
+ * registered the nodes, and no select_finish has taken them off since (without it, a
+ * completion has no node to take off and skips the O(n) pass). Only the owner reads or
+ * writes the word. */
+#define SEL_RV ((SIZE_MAX >> 1) + 1)
+#define SEL_LINKED (SEL_RV >> 1)
+#define SEL_STATE (SEL_RV | SEL_LINKED)
+
+static size_t sel_start(const zc_select *s) { return s->zc__start & ~SEL_STATE; }
+
+static void sel_set_start(zc_select *s, size_t start) {
+    s->zc__start = (s->zc__start & SEL_STATE) | start;
+}
 
 /* This thread's xorshift64 generator (Marsaglia, "Xorshift RNGs", 2003), for the order of
  * the shuffled walks. Reached through a pointer (select_rng), so that a select run from
@@ -170,7 +194,8 @@ void zc_select_init(zc_select *s, zc_select_case *cases, size_t n, unsigned flag
     s->zc__cases = cases;
     s->zc__n = n;
     s->zc__flags = zc__rv_select_init_flags(flags);
-    s->zc__start = n; /* none chosen yet: the walks are shuffled (file comment) */
+    s->zc__start = n; /* none chosen yet: the walks are shuffled (file comment); no
+                       * state bit: no rendezvous case met, nothing linked */
 }
 
 static bool case_is_recv(const zc_select_case *c) {
@@ -232,6 +257,8 @@ static zc_status case_look(const zc_select_case *c) {
  * node of this select. A case's wake-up is used when its operation completes, or when
  * every case is attempted again (pass_on false: the holes path, which registers again). */
 static void select_finish(zc_select *s, size_t used, bool pass_on) {
+    if (!(s->zc__start & SEL_LINKED)) return; /* no node left idle since the last pass */
+    s->zc__start &= ~SEL_LINKED;
     for (size_t i = 0; i < s->zc__n; i++) {
         zc_select_case *c = &s->zc__cases[i];
         c->zc__kind &= ~(unsigned)CASE_OFFERED;
@@ -256,7 +283,7 @@ static void select_finish(zc_select *s, size_t used, bool pass_on) {
 static zc_status select_claimed(zc_select *s, size_t claimed, size_t *index) {
     select_finish(s, claimed, true);
     zc__rv_select_leave(s);
-    s->zc__start = claimed + 1 < s->zc__n ? claimed + 1 : 0;
+    sel_set_start(s, claimed + 1 < s->zc__n ? claimed + 1 : 0);
     *index = claimed;
     return ZC_OK;
 }
@@ -301,44 +328,28 @@ void zc_select_disable(zc_select *s, size_t index) {
     if (absorbed) zc__wait_pass_on(ch, side);
 }
 
-/* Whether every enabled case has its buffer, and a rendezvous case is in a select that
- * can name it in its claim and performs what it chooses (not ZC_SELECT_READY: a peer
- * completes a waiting rendezvous case); *bad is the first that has not. Counts the
- * enabled cases into *live and those on rendezvous channels into *rv. */
-static bool cases_valid(const zc_select *s, size_t *bad, size_t *live, size_t *rv) {
-    *live = *rv = 0;
-    bool rv_ok = !(zc__rv_select_flags(s) & ZC_SELECT_READY) &&
-                 s->zc__n <= zc__rv_select_max_cases();
-    for (size_t i = 0; i < s->zc__n; i++) {
-        const zc_select_case *c = &s->zc__cases[i];
-        if (!c->zc__handle) continue;
-        bool rendezvous = case_rv(c) != NULL;
-        if ((!case_is_timer(c) && (case_is_recv(c) ? !c->zc__out : !c->zc__msg)) ||
-            (rendezvous && !rv_ok)) {
-            *bad = i;
-            return false;
-        }
-        ++*live;
-        *rv += rendezvous;
-    }
-    return true;
+/* Whether case c has the buffer its operation needs (a timer case needs none). */
+static bool case_valid(const zc_select_case *c) {
+    return case_is_timer(c) || (case_is_recv(c) ? c->zc__out != NULL : c->zc__msg != NULL);
 }
 
-/* Check a poll's arguments: ZC_OK (with *live, the enabled cases, and *rv, those on
- * rendezvous channels), else ZC_EINVAL with *index at the first bad case (n when the
- * select itself is bad). */
-static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index, size_t *live,
-                             size_t *rv) {
-    size_t n = s->zc__n, bad = n;
-    if (!s->zc__cases || n == 0) return ZC_EINVAL;
+/* Whether a select may have rendezvous cases: one that performs what it chooses (not
+ * ZC_SELECT_READY: a peer completes a waiting rendezvous case) and can name each case
+ * in its claim. */
+static bool rv_allowed(const zc_select *s) {
+    return !(zc__rv_select_flags(s) & ZC_SELECT_READY) && s->zc__n <= zc__rv_select_max_cases();
+}
+
+/* Check what a poll can check in O(1): ZC_OK, else ZC_EINVAL with *index n. A case's
+ * own buffer is checked when a walk tries it (walk_case). */
+static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index) {
+    size_t n = s->zc__n;
+    if (!s->zc__cases || n == 0 || n >= SEL_LINKED) return ZC_EINVAL;
 #if SIZE_MAX > UINT32_MAX
     if (n > UINT32_MAX) return ZC_EINVAL; /* beyond zc__order; never registered, so no cancel */
 #endif
-    if (!w || !w->wake || !index ||
-        zc__rv_select_bad(s) ||
-        !cases_valid(s, &bad, live, rv)) {
+    if (!w || !w->wake || !index || zc__rv_select_bad(s)) {
         zc_select_cancel(s); /* rule 3: not ZC_PENDING, so no wake may follow */
-        if (index) *index = bad;
         return ZC_EINVAL;
     }
     return ZC_OK;
@@ -347,11 +358,16 @@ static zc_status select_args(zc_select *s, const zc_waker *w, size_t *index, siz
 /* What one walk over the cases found when none completed. */
 typedef struct walk_result {
     bool busy;     /* a case met a peer mid-operation */
+    bool to_rv;    /* a select not yet SEL_RV met a rendezvous case, and is now */
+    size_t live;   /* the enabled cases */
     size_t closed; /* ZC_SELECT_SKIP_CLOSED: the cases found closed */
 } walk_result;
 
-/* Attempt case i in a walk: true if it completed (the select is over: its status in
- * *st). A case skipped for being closed, or not ready, is noted in *wr. */
+/* Attempt case i in a walk: true if the selection is over (its status in *st: the
+ * case's outcome, or ZC_EINVAL for a case without its buffer). A case skipped for being
+ * closed, or not ready, is noted in *wr; so is a rendezvous case met by a select whose
+ * polls do not hold the claim word yet (not attempted: the poll walks again, holding
+ * it). */
 static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
                       zc_status *st) {
     zc_select_case *c = &s->zc__cases[i];
@@ -359,6 +375,17 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     bool look = zc__rv_select_flags(s) & ZC_SELECT_READY;
     zc__rv *rv = case_rv(c);
     zc__taken partner = {0};
+    if (!case_valid(c)) {
+        zc__rv_select_finishing(s);
+        select_finish(s, s->zc__n, true); /* as a cancel: rule 3, nothing left registered */
+        *st = ZC_EINVAL;
+        return true;
+    }
+    if (rv && !(s->zc__start & SEL_RV)) {
+        s->zc__start |= SEL_RV;
+        wr->to_rv = true;
+        return false;
+    }
     *st = look ? case_look(c)
           : rv ? zc__rv_case_try(rv, c, s, case_is_recv(c), &partner)
                : case_try(c, &owed);
@@ -393,15 +420,31 @@ static bool walk_case(zc_select *s, size_t i, bool *registered, walk_result *wr,
     return true;
 }
 
+/* Register every enabled case that may wait (not closed, not a timer) with w ([F2]). */
+static void select_register(zc_select *s, const zc_waker *w) {
+    s->zc__start |= SEL_LINKED;
+    for (size_t i = 0; i < s->zc__n; i++) {
+        zc_select_case *c = &s->zc__cases[i];
+        if (!c->zc__handle || (c->zc__kind & (CASE_CLOSED | CASE_AFTER))) continue;
+        zc__rv *rv = case_chan(c)->rv;
+        if (!rv)
+            zc__waitlist_register(case_list(c), &c->zc__node, w); /* [F2] */
+        else if (zc__rv_case_register(rv, c, s, case_is_recv(c), w) && !case_is_recv(c))
+            c->zc__kind |= CASE_OFFERED; /* a new offer: announced once it may be taken */
+    }
+}
+
 /* The walks of one poll: attempt every case, register them all, attempt again. A poll
  * that must be polled again soon wakes itself, or with wake_later sets it for its
- * caller to do once the select is no longer BUSY (an executor may poll from inside). */
-static zc_status select_walks(zc_select *s, const zc_waker *w, size_t *index, size_t live,
+ * caller to do once the select is no longer BUSY (an executor may poll from inside).
+ * A walk that meets the select's first rendezvous case ends the poll at once (*index
+ * n, SEL_RV set), for its caller to walk again holding the claim word. */
+static zc_status select_walks(zc_select *s, const zc_waker *w, size_t *index,
                               bool *wake_later) {
     size_t n = s->zc__n;
     zc_status st;
     /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
-    size_t start = (zc__rv_select_flags(s) & ZC_SELECT_ORDERED) ? 0 : s->zc__start;
+    size_t start = (zc__rv_select_flags(s) & ZC_SELECT_ORDERED) ? 0 : sel_start(s);
     uint64_t *rng = NULL; /* not NULL: the walks are shuffled */
     if (start >= n) { /* from the identity (walk_next) */
         rng = select_rng();
@@ -410,16 +453,21 @@ static zc_status select_walks(zc_select *s, const zc_waker *w, size_t *index, si
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
     for (;;) {
-        walk_result wr = {false, 0};
+        walk_result wr = {0};
         for (size_t k = 0; k < n; k++) { /* one walk: every case once */
             size_t i = rng ? walk_next(s->zc__cases, k, n, rng)
                            : (start + k < n ? start + k : start + k - n);
-            if (!s->zc__cases[i].zc__handle || !walk_case(s, i, &registered, &wr, &st)) continue;
-            s->zc__start = i + 1 < n ? i + 1 : 0; /* polled again: round-robin from here */
+            if (!s->zc__cases[i].zc__handle) continue;
+            wr.live++;
+            if (!walk_case(s, i, &registered, &wr, &st)) {
+                if (wr.to_rv) return ZC_PENDING; /* nothing of this poll registered */
+                continue;
+            }
+            sel_set_start(s, i + 1 < n ? i + 1 : 0); /* polled again: round-robin from here */
             *index = i;
-            return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM */
+            return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM, ZC_EINVAL */
         }
-        if (wr.closed == live) { /* skip_closed, and every enabled case is closed */
+        if (wr.closed == wr.live) { /* none enabled, or skip_closed and all are closed */
             select_finish(s, n, true);
             return ZC_CLOSED; /* *index == n */
         }
@@ -436,15 +484,7 @@ static zc_status select_walks(zc_select *s, const zc_waker *w, size_t *index, si
                 zc__wake_self(w);
             return ZC_PENDING;
         }
-        for (size_t i = 0; i < n; i++) {
-            zc_select_case *c = &s->zc__cases[i];
-            if (!c->zc__handle || (c->zc__kind & (CASE_CLOSED | CASE_AFTER))) continue;
-            zc__rv *rv = case_chan(c)->rv;
-            if (!rv)
-                zc__waitlist_register(case_list(c), &c->zc__node, w); /* [F2] */
-            else if (zc__rv_case_register(rv, c, s, case_is_recv(c), w) && !case_is_recv(c))
-                c->zc__kind |= CASE_OFFERED; /* a new offer: announced once it may be taken */
-        }
+        select_register(s, w);
         registered = true; /* and re-check every case */
     }
 }
@@ -463,14 +503,13 @@ static void select_announce(zc_select *s) {
 /* A walk over a select with rendezvous cases: its claim word BUSY while it attempts and
  * registers; walked again if a peer passed it over meanwhile (its offer or place is
  * registered by then: the walk finds it), with every offer announced again. */
-static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index,
-                                 size_t live) {
+static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index) {
     size_t claimed;
     if (!zc__rv_select_enter(s, true, &claimed)) return select_claimed(s, claimed, index);
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc_status st;
     bool wake_later = false;
-    while ((st = select_walks(s, w, index, live, &wake_later)) == ZC_PENDING &&
+    while ((st = select_walks(s, w, index, &wake_later)) == ZC_PENDING &&
            !zc__rv_select_wait(s)) {
         for (size_t i = 0; i < s->zc__n; i++) {
             zc_select_case *c = &s->zc__cases[i];
@@ -489,15 +528,36 @@ static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index,
     return ZC_PENDING;
 }
 
+/* The first enabled rendezvous case of s, or n if none is left. */
+static size_t first_rv_case(const zc_select *s) {
+    for (size_t i = 0; i < s->zc__n; i++)
+        if (s->zc__cases[i].zc__handle && case_rv(&s->zc__cases[i])) return i;
+    return s->zc__n;
+}
+
+/* A select with no rendezvous case met yet walks without the claim word; the walk that
+ * meets one sets SEL_RV, and from then on the polls hold the claim (select_walks_rv). */
 zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     if (!s) return ZC_EINVAL;
-    size_t n = s->zc__n, live, rv;
-    if (index) *index = n;
-    zc_status st = select_args(s, w, index, &live, &rv);
+    if (index) *index = s->zc__n;
+    zc_status st = select_args(s, w, index);
     if (st != ZC_OK) return st;
-    check_cases(s->zc__cases, n, false, __func__);
-    if (live == 0) return ZC_CLOSED; /* every case disabled: nothing left to select */
-    return rv ? select_walks_rv(s, w, index, live) : select_walks(s, w, index, live, NULL);
+    check_cases(s->zc__cases, s->zc__n, false, __func__);
+    if (!(s->zc__start & SEL_RV)) {
+        st = select_walks(s, w, index, NULL);
+        if (!(s->zc__start & SEL_RV)) return st;
+    }
+    if (!rv_allowed(s)) {
+        size_t bad = first_rv_case(s);
+        if (bad == s->zc__n) { /* disabled since: no rendezvous case left */
+            s->zc__start &= ~SEL_RV;
+            return select_walks(s, w, index, NULL);
+        }
+        zc_select_cancel(s);
+        *index = bad;
+        return ZC_EINVAL;
+    }
+    return select_walks_rv(s, w, index);
 }
 
 /* zc_select_timeout's future: the select and where its index goes. */

@@ -23,7 +23,10 @@
  * channel. If no case is ready, every case registers its node on its channel's waiter
  * list, all with the poll's waker, and the cases are tried once more
  * (register-then-recheck, as a single future does); still nothing: ZC_PENDING. Messages leave a channel only through the selecting task's
- * own attempts, so an operation that was not chosen took or sent nothing.
+ * own attempts, so an operation that was not chosen took or sent nothing. A poll costs
+ * what it tries: one that finds the case it tries first ready touches no other case, so
+ * a loop over many busy channels pays O(1) a message; registering every case (a poll
+ * that waits) and taking every node off again (the completion after it) are O(n).
  * Several cases may use the same channel (two receive cases, a send and a receive case);
  * a select never passes a wake-up from one of its cases to another, so it does not wake
  * itself while it completes.
@@ -136,7 +139,8 @@ typedef struct zc_select_case {
 typedef struct zc_select {
     zc_select_case *zc__cases;
     size_t zc__n;
-    size_t zc__start; /* the case the next walk tries first; zc__n: a shuffled walk */
+    size_t zc__start; /* the case the next walk tries first (zc__n: a shuffled walk);
+                       * its two top bits: select.c's own state */
     unsigned zc__flags;
 } zc_select;
 
@@ -249,14 +253,19 @@ ZC_EXPORT uint64_t zc_select_deadline(const zc_select *s);
  *         ZC_CLOSED with *index == n when every case is disabled, or with
  *         ZC_SELECT_SKIP_CLOSED when every enabled case is closed; ZC_PENDING (registered with w, see waker.h);
  *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than UINT32_MAX,
- *         unknown flags, case *index has a NULL out or msg, or is on a rendezvous
- *         channel in a ZC_SELECT_READY select or one of more than 2^29 - 5 cases). Any status but
+ *         unknown flags; or case *index has a NULL out or msg, or is on a rendezvous
+ *         channel in a ZC_SELECT_READY select or one of more than 2^29 - 5 cases: a
+ *         case is checked when a poll tries it, so a case tried before a bad one may
+ *         complete first, and a bad case is reported by the first poll that reaches
+ *         it; nothing is taken or sent by a poll that reports it). Any status but
  *         ZC_PENDING leaves nothing registered.
  *
  * Thread safety: one poll, cancel or disable of s at a time; any number of selects and
  *                futures on the same channels.
- * Progress: O(n) attempts per poll (until the first completion each after one random
- *           draw), and O(n) waiter-list registrations when it pends. Allocates
+ * Progress: the attempts a poll makes until one completes (each after one random draw
+ *           until the first completion, then in turn): O(1) when the next case in
+ *           turn is ready, n when none is; n waiter-list registrations when it pends,
+ *           and n removals at the completion after a poll that pended. Allocates
  *           nothing: the random order is kept in the cases.
  * Wakes: what the chosen operation wakes (a receiver for a sent message, a sender for
  *        a freed slot); and a wake-up absorbed by a case that was not chosen is passed

@@ -751,6 +751,42 @@ static void test_a_select_offer_wakes_a_receive_future(void **state) {
     zc_receiver_drop(rx);
 }
 
+static void test_a_ready_select_refuses_a_rendezvous_case_until_it_is_disabled(void **state) {
+    (void)state;
+    zc_sender *tx, *btx;
+    zc_receiver *rx, *brx;
+    make(&tx, &rx);
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    assert_int_equal(zc_bounded(1, &cfg, &btx, &brx), ZC_OK);
+    counting_waker csel;
+    counting_waker_init(&csel);
+    zc_waker wsel = counting_waker_of(&csel);
+    uint64_t v = 5, out = 0, bout = 0;
+    zc_select_case c[2];
+    zc_select_recv_case(&c[0], brx, &bout);
+    zc_select_recv_case(&c[1], rx, &out);
+    zc_select sel;
+    zc_select_init(&sel, c, 2, ZC_SELECT_READY | ZC_SELECT_ORDERED);
+    size_t i = 9;
+    /* The walk finds the buffered case empty, then meets the rendezvous case. */
+    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_EINVAL);
+    assert_int_equal(i, 1);
+    zc_select_disable(&sel, 1);
+    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING);
+    assert_int_equal(i, 2);
+    assert_int_equal(zc_try_send(btx, &v), ZC_OK);
+    assert_int_equal(counting_waker_count(&csel), 1);
+    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_OK);
+    assert_int_equal(i, 0);
+    assert_int_equal(bout, 0); /* a readiness select takes nothing */
+    assert_int_equal(zc_try_recv(brx, &bout), ZC_OK);
+    assert_int_equal(bout, 5);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+    zc_sender_drop(btx);
+    zc_receiver_drop(brx);
+}
+
 static void test_a_select_does_not_pair_with_itself(void **state) {
     (void)state;
     zc_sender *tx;
@@ -982,6 +1018,7 @@ int main(void) {
         cmocka_unit_test(test_a_waiting_select_is_completed_by_a_peer_once),
         cmocka_unit_test(test_a_completed_selects_node_is_passed_over),
         cmocka_unit_test(test_a_select_offer_wakes_a_receive_future),
+        cmocka_unit_test(test_a_ready_select_refuses_a_rendezvous_case_until_it_is_disabled),
         cmocka_unit_test(test_a_select_does_not_pair_with_itself),
         cmocka_unit_test(test_a_cancel_after_a_peer_completed_reports_it),
         cmocka_unit_test(test_two_threads_selecting_on_each_other_meet),
