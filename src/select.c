@@ -257,7 +257,7 @@ static zc_status case_look(const zc_select_case *c) {
  * node of this select. A case's wake-up is used when its operation completes, or when
  * every case is attempted again (pass_on false: the holes path, which registers again). */
 static void select_finish(zc_select *s, size_t used, bool pass_on) {
-    if (!(s->zc__start & SEL_LINKED)) return; /* no node left idle since the last pass */
+    if (!(s->zc__start & SEL_LINKED)) return; /* none registered since the last pass */
     s->zc__start &= ~SEL_LINKED;
     for (size_t i = 0; i < s->zc__n; i++) {
         zc_select_case *c = &s->zc__cases[i];
@@ -438,32 +438,38 @@ static void select_register(zc_select *s, const zc_waker *w) {
  * that must be polled again soon wakes itself, or with wake_later sets it for its
  * caller to do once the select is no longer BUSY (an executor may poll from inside).
  * A walk that meets the select's first rendezvous case ends the poll at once (*index
- * n, SEL_RV set), for its caller to walk again holding the claim word. */
+ * n, SEL_RV set, *drawn the steps of its shuffled order drawn so far), for its caller
+ * to walk again holding the claim word, replaying those steps (*drawn on entry) so that
+ * the choice stays uniform. */
 static zc_status select_walks(zc_select *s, const zc_waker *w, size_t *index,
-                              bool *wake_later) {
-    size_t n = s->zc__n;
+                              bool *wake_later, size_t *drawn) {
+    size_t n = s->zc__n, replay = *drawn;
     zc_status st;
     /* start < n: round-robin from there (0 for ZC_SELECT_ORDERED); n: shuffled walks. */
     size_t start = (zc__rv_select_flags(s) & ZC_SELECT_ORDERED) ? 0 : sel_start(s);
     uint64_t *rng = NULL; /* not NULL: the walks are shuffled */
-    if (start >= n) { /* from the identity (walk_next) */
+    if (start >= n) {
         rng = select_rng();
-        for (size_t i = 0; i < n; i++) s->zc__cases[i].zc__order = (uint32_t)i;
+        for (size_t i = 0; i < n && replay == 0; i++) /* from the identity (walk_next) */
+            s->zc__cases[i].zc__order = (uint32_t)i;
     }
     bool registered = false;
     zc__backoff backoff = ZC__BACKOFF_INIT;
-    for (;;) {
+    for (;; replay = 0) {
         walk_result wr = {0};
         for (size_t k = 0; k < n; k++) { /* one walk: every case once */
-            size_t i = rng ? walk_next(s->zc__cases, k, n, rng)
-                           : (start + k < n ? start + k : start + k - n);
+            size_t i = !rng ? (start + k < n ? start + k : start + k - n)
+                       : k < replay ? s->zc__cases[k].zc__order
+                                    : walk_next(s->zc__cases, k, n, rng);
             if (!s->zc__cases[i].zc__handle) continue;
             wr.live++;
             if (!walk_case(s, i, &registered, &wr, &st)) {
-                if (wr.to_rv) return ZC_PENDING; /* nothing of this poll registered */
-                continue;
+                if (!wr.to_rv) continue;
+                *drawn = k + 1;
+                return ZC_PENDING; /* nothing of this poll registered */
             }
-            sel_set_start(s, i + 1 < n ? i + 1 : 0); /* polled again: round-robin from here */
+            if (st != ZC_EINVAL) /* polled again: round-robin from here */
+                sel_set_start(s, i + 1 < n ? i + 1 : 0);
             *index = i;
             return st; /* ZC_OK, ZC_CLOSED, ZC_ENOMEM, ZC_EINVAL */
         }
@@ -503,14 +509,16 @@ static void select_announce(zc_select *s) {
 /* A walk over a select with rendezvous cases: its claim word BUSY while it attempts and
  * registers; walked again if a peer passed it over meanwhile (its offer or place is
  * registered by then: the walk finds it), with every offer announced again. */
-static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index) {
+static zc_status select_walks_rv(zc_select *s, const zc_waker *w, size_t *index,
+                                 size_t drawn) {
     size_t claimed;
     if (!zc__rv_select_enter(s, true, &claimed)) return select_claimed(s, claimed, index);
     zc__backoff backoff = ZC__BACKOFF_INIT;
     zc_status st;
     bool wake_later = false;
-    while ((st = select_walks(s, w, index, &wake_later)) == ZC_PENDING &&
+    while ((st = select_walks(s, w, index, &wake_later, &drawn)) == ZC_PENDING &&
            !zc__rv_select_wait(s)) {
+        drawn = 0;
         for (size_t i = 0; i < s->zc__n; i++) {
             zc_select_case *c = &s->zc__cases[i];
             if (c->zc__handle && case_rv(c) && !case_is_recv(c) &&
@@ -543,21 +551,23 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     zc_status st = select_args(s, w, index);
     if (st != ZC_OK) return st;
     check_cases(s->zc__cases, s->zc__n, false, __func__);
+    size_t drawn = 0; /* a walk's steps to replay (select_walks) */
     if (!(s->zc__start & SEL_RV)) {
-        st = select_walks(s, w, index, NULL);
+        st = select_walks(s, w, index, NULL, &drawn);
         if (!(s->zc__start & SEL_RV)) return st;
     }
     if (!rv_allowed(s)) {
         size_t bad = first_rv_case(s);
         if (bad == s->zc__n) { /* disabled since: no rendezvous case left */
             s->zc__start &= ~SEL_RV;
-            return select_walks(s, w, index, NULL);
+            drawn = 0;
+            return select_walks(s, w, index, NULL, &drawn);
         }
         zc_select_cancel(s);
         *index = bad;
         return ZC_EINVAL;
     }
-    return select_walks_rv(s, w, index);
+    return select_walks_rv(s, w, index, drawn);
 }
 
 /* zc_select_timeout's future: the select and where its index goes. */

@@ -44,8 +44,9 @@
  * peer completed a case leaves the select completed (zc_select_abort tells). While its
  * poll runs, a select is not waiting yet: a try operation of a peer does not meet it
  * then (a peer that waits is met by the walk the select makes again before it waits).
- * A ZC_SELECT_READY select with any enabled rendezvous case is ZC_EINVAL (a waiting
- * case would be completed, which a readiness select must not do).
+ * A ZC_SELECT_READY select reports ZC_EINVAL for an enabled rendezvous case, from the
+ * first poll that reaches that case (a waiting case would be completed, which a
+ * readiness select must not do).
  * Source: Go's select over unbuffered channels (a waiting select's selectDone claimed
  * once); crossbeam-channel's zero flavour (a waiting context selected once).
  *

@@ -1000,6 +1000,31 @@ static void test_bad_arguments_return_einval_and_leave_nothing_registered(void *
     fixture_done(&f);
 }
 
+/* A poll that reports a bad case completed nothing: the next poll starts where the one
+ * before it would have (round-robin after the last case chosen). */
+static void test_einval_for_a_bad_case_keeps_the_next_starting_case(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 1);
+    zc_select_case c[CHANS];
+    uint64_t out[CHANS];
+    recv_cases(&f, c, out);
+    zc_select s;
+    zc_select_init(&s, c, CHANS, 0);
+    send_u64(f.tx[0], 1);
+    expect_poll(&s, &f.w, ZC_OK, 0); /* the next walk starts at case 1 */
+    zc_select_recv_case(&c[1], f.rx[1], NULL);
+    send_u64(f.tx[1], 2);
+    send_u64(f.tx[2], 3);
+    expect_poll(&s, &f.w, ZC_EINVAL, 1);
+    zc_select_recv_case(&c[1], f.rx[1], &out[1]);
+    expect_poll(&s, &f.w, ZC_OK, 1); /* still from case 1 */
+    assert_int_equal(out[1], 2);
+    expect_poll(&s, &f.w, ZC_OK, 2);
+    assert_nothing_linked(&f);
+    fixture_done(&f);
+}
+
 static void test_select_timeout_on_empty_channels_times_out_with_nothing_linked(void **state) {
     (void)state;
     fixture f;
@@ -1525,6 +1550,7 @@ int main(void) {
         cmocka_unit_test(
             test_select_whose_receive_frees_a_slot_for_its_own_send_case_completes_once),
         cmocka_unit_test(test_bad_arguments_return_einval_and_leave_nothing_registered),
+        cmocka_unit_test(test_einval_for_a_bad_case_keeps_the_next_starting_case),
         cmocka_unit_test(test_timer_case_is_ready_once_its_deadline_passed),
         cmocka_unit_test(test_timer_case_competes_with_ready_channels),
         cmocka_unit_test(test_blocking_select_waits_for_its_timer_case),
