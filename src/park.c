@@ -130,10 +130,12 @@ static bool sleep_until(_Atomic unsigned int *word, unsigned int expected, uint6
     return true;
 }
 
+static void parker_wake(void *ctx);
+
 static void wake_sleeper(zc_parker *p) {
     /* A private FUTEX_WAKE uses the address only, so p may be gone by the time it runs:
-     * release the wake now (wake.h). */
-    zc__wake_release(p);
+     * release the wake now, if it is the parker's own (wake.h). */
+    zc__wake_release(parker_wake, p);
     syscall(SYS_futex, state_of(p), FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 

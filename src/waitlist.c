@@ -231,8 +231,8 @@ bool zc__waitlist_take(zc__waitlist *wl, zc__take_fn *take, void *arg, zc__taken
 /* The wake of a taken node, in a frame (see the file comment); passing: a pass-on. */
 static void wake_taken(const zc__taken *t, bool passing) {
     ZC__HOOK(ZC__HOOK_WAITER_NOTIFIED);
-    struct waking frame = {{t->waker.ctx, release_frame}, t->node, t->wl, passing, true, 0,
-                           NULL, NULL, innermost()};
+    struct waking frame = {{t->waker.wake, t->waker.ctx, release_frame}, t->node, t->wl,
+                           passing, true, 0, NULL, NULL, innermost()};
     zc__wake_current = &frame.base;
     t->waker.wake(t->waker.ctx);
     frame.in_wake = false;

@@ -5,8 +5,8 @@
  * The waiter list (waitlist.c) records every wake it makes in a frame on its own stack
  * while the wake runs. A wake function of the library's own that is done with its
  * context before it returns (the parker's: futex_wake needs only an address) says so
- * with zc__wake_release(ctx), and the woken future goes on at once. The frame knows
- * nothing of parkers, and the parker nothing of waiter lists.
+ * with zc__wake_release(wake, ctx), and the woken future goes on at once. The frame
+ * knows nothing of parkers, and the parker nothing of waiter lists.
  */
 #ifndef ZCHAN_SRC_WAKE_H
 #define ZCHAN_SRC_WAKE_H
@@ -19,7 +19,8 @@
 
 typedef struct zc__wake_frame zc__wake_frame;
 struct zc__wake_frame {
-    const void *ctx;                       /* the context of the wake in progress */
+    void (*wake)(void *ctx);               /* the wake in progress: its function */
+    const void *ctx;                       /* and its context */
     void (*release)(zc__wake_frame *self); /* makes the wake's node WOKEN now */
 };
 
@@ -27,11 +28,13 @@ struct zc__wake_frame {
  * read and written by this thread only. */
 extern ZC__TLS_FAST zc__wake_frame *zc__wake_current;
 
-/* Called by a wake function once it no longer touches ctx: if this thread is inside the
- * wake of ctx, release it. Otherwise nothing. */
-static inline void zc__wake_release(const void *ctx) {
+/* Called by the wake function `wake` once it no longer touches ctx: if the wake this
+ * thread is inside is {wake, ctx} itself, release it. Otherwise nothing: a context alone
+ * does not say whose wake this is (a user's wake whose context begins with a parker,
+ * calling the parker's wake, is still running when the parker's returns). */
+static inline void zc__wake_release(void (*wake)(void *), const void *ctx) {
     zc__wake_frame *f = zc__wake_current;
-    if (f && f->ctx == ctx) f->release(f);
+    if (f && f->wake == wake && f->ctx == ctx) f->release(f);
 }
 
 /* The self-wake of a poll whose attempt met a peer mid-operation: it calls its own waker

@@ -108,6 +108,79 @@ static void start_blocked(blocked *b) {
 
 /* ---- tests --------------------------------------------------------------------------- */
 
+/* ---- a user's waker whose context begins with a parker ----------------------------- */
+
+/* The waker's context: a parker first (same address as the struct), then what the wake
+ * does after it has woken the parker. */
+typedef struct parker_first {
+    zc_parker parker;
+    atomic_bool wake_over; /* the wake's last act */
+} parker_first;
+
+static void parker_first_wake(void *ctx) {
+    parker_first *u = ctx;
+    zc_waker pw = zc_parker_waker(&u->parker);
+    pw.wake(pw.ctx);
+    struct timespec still_inside = {0, 20 * (long)MS}; /* the wake goes on for 20 ms */
+    nanosleep(&still_inside, NULL);
+    /* Relaxed: the poll that returns after this wake is ordered after it by the
+     * library's own handshake, which is what the test checks. */
+    atomic_store_explicit(&u->wake_over, true, memory_order_relaxed);
+}
+
+typedef struct first_parker_recv {
+    pthread_t thread;
+    zc_receiver *rx;
+    parker_first u;
+    zc_status first, second;
+    bool wake_over_at_return; /* wake_over, read as the second poll returned */
+    atomic_int tid;
+} first_parker_recv;
+
+static void *first_parker_recv_main(void *arg) {
+    first_parker_recv *r = arg;
+    zc_recv f;
+    zc_recv_init(&f, r->rx);
+    zc_waker w = {parker_first_wake, &r->u};
+    uint64_t out = 0;
+    r->first = zc_recv_poll(&f, &w, &out);
+    /* Relaxed: the main thread uses tid only to read /proc. */
+    atomic_store_explicit(&r->tid, (int)syscall(SYS_gettid), memory_order_relaxed);
+    zc_parker_park(&r->u.parker);
+    r->second = zc_recv_poll(&f, &w, &out);
+    r->wake_over_at_return = atomic_load_explicit(&r->u.wake_over, memory_order_relaxed);
+    return NULL;
+}
+
+/* Waker rule 3 for a waker whose context starts with a parker and whose wake wakes that
+ * parker, then goes on: the parker's early release of a wake belongs to the parker's
+ * own wake only, so the poll after it returns only once the user's wake has returned. */
+static void test_a_wake_that_wakes_a_parker_first_is_over_before_the_poll_returns(
+    void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    assert_int_equal(zc_bounded(1, &cfg, &tx, &rx), ZC_OK);
+    first_parker_recv r = {.rx = rx};
+    zc_parker_init(&r.u.parker);
+    atomic_init(&r.u.wake_over, false);
+    atomic_init(&r.tid, 0);
+    assert_int_equal(pthread_create(&r.thread, NULL, first_parker_recv_main, &r), 0);
+    int tid;
+    while ((tid = atomic_load_explicit(&r.tid, memory_order_relaxed)) == 0) sched_yield();
+    while (!thread_asleep(tid)) sched_yield(); /* parked: the wake takes the sleeper's path */
+    uint64_t v = 5;
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK); /* runs parker_first_wake here */
+    assert_int_equal(pthread_join(r.thread, NULL), 0);
+    assert_int_equal(r.first, ZC_PENDING);
+    assert_int_equal(r.second, ZC_OK);
+    assert_true(r.wake_over_at_return);
+    zc_parker_destroy(&r.u.parker);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 #define N_MESSAGES 20000
 
 typedef struct producer {
@@ -642,6 +715,7 @@ int main(void) {
         cmocka_unit_test(test_a_loop_of_calls_sharing_one_deadline_ends_at_that_deadline),
         cmocka_unit_test(test_parker_park_until_takes_a_permit_or_times_out_at_the_deadline),
         cmocka_unit_test(test_until_forms_give_einval_for_null_arguments),
+        cmocka_unit_test(test_a_wake_that_wakes_a_parker_first_is_over_before_the_poll_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,14 +322,19 @@ static void notify_inside_wake(void *arg) {
     re->result = zc__waitlist_notify_one(&re->f->wl);
 }
 
-/* The futex parker's early release: first with another node's context (nothing), then
- * with this wake's own. */
+/* A wake function that is not the one this wake called. */
+static void another_wake(void *ctx) { (void)ctx; }
+
+/* The futex parker's early release: with another node's context, and with this wake's
+ * context but another function (a user's wake whose context begins with a parker):
+ * nothing; then with this wake's own function and context. */
 static void wake_done_inside_wake(void *arg) {
     reentry *re = arg;
     re->calls++;
-    zc__wake_release(&re->f->cw[(re->node + 1) % NODES]);
+    zc__wake_release(counting_waker_wake, &re->f->cw[(re->node + 1) % NODES]);
+    zc__wake_release(another_wake, &re->f->cw[re->node]);
     re->before = node_state(re->f, re->node);
-    zc__wake_release(&re->f->cw[re->node]);
+    zc__wake_release(counting_waker_wake, &re->f->cw[re->node]);
     re->after = node_state(re->f, re->node);
 }
 
@@ -370,9 +375,9 @@ static void test_register_inside_its_own_wake_waits_again(void **state) {
     assert_int_equal(node_state(&f, 0), ZC__WOKEN);
 }
 
-/* zc__wake_release, called by a wake with its own context, marks the node WOKEN at once,
- * so that its owner need not wait for the rest of the wake (a futex_wake system call);
- * with any other context it does nothing. */
+/* zc__wake_release, called by a wake with its own function and context, marks the node
+ * WOKEN at once, so that its owner need not wait for the rest of the wake (a futex_wake
+ * system call); with any other function or context it does nothing. */
 static void test_wake_done_inside_a_wake_marks_its_node_woken_before_the_wake_returns(
     void **state) {
     (void)state;
@@ -383,7 +388,7 @@ static void test_wake_done_inside_a_wake_marks_its_node_woken_before_the_wake_re
     zc__waitlist_register(&f.wl, &f.node[0], &f.w[0]);
     assert_true(zc__waitlist_notify_one(&f.wl));
     assert_int_equal(re.calls, 1);
-    assert_int_equal(re.before, ZC__WAKING); /* another context changed nothing */
+    assert_int_equal(re.before, ZC__WAKING); /* another context or function: nothing */
     assert_int_equal(re.after, ZC__WOKEN);
     assert_int_equal(node_state(&f, 0), ZC__WOKEN);
     assert_true(zc__waitlist_unregister(&f.wl, &f.node[0])); /* it holds the wake-up */
