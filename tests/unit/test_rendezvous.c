@@ -751,13 +751,26 @@ static void test_a_select_offer_wakes_a_receive_future(void **state) {
     zc_receiver_drop(rx);
 }
 
+/* A rendezvous channel and a bounded(1) one, for selects that mix the two flavours. */
+static void make_mixed(zc_sender **tx, zc_receiver **rx, zc_sender **btx,
+                       zc_receiver **brx) {
+    make(tx, rx);
+    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
+    assert_int_equal(zc_bounded(1, &cfg, btx, brx), ZC_OK);
+}
+
+static void drop_mixed(zc_sender *tx, zc_receiver *rx, zc_sender *btx, zc_receiver *brx) {
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+    zc_sender_drop(btx);
+    zc_receiver_drop(brx);
+}
+
 static void test_a_ready_select_refuses_a_rendezvous_case_until_it_is_disabled(void **state) {
     (void)state;
     zc_sender *tx, *btx;
     zc_receiver *rx, *brx;
-    make(&tx, &rx);
-    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
-    assert_int_equal(zc_bounded(1, &cfg, &btx, &brx), ZC_OK);
+    make_mixed(&tx, &rx, &btx, &brx);
     counting_waker csel;
     counting_waker_init(&csel);
     zc_waker wsel = counting_waker_of(&csel);
@@ -781,10 +794,7 @@ static void test_a_ready_select_refuses_a_rendezvous_case_until_it_is_disabled(v
     assert_int_equal(bout, 0); /* a readiness select takes nothing */
     assert_int_equal(zc_try_recv(brx, &bout), ZC_OK);
     assert_int_equal(bout, 5);
-    zc_sender_drop(tx);
-    zc_receiver_drop(rx);
-    zc_sender_drop(btx);
-    zc_receiver_drop(brx);
+    drop_mixed(tx, rx, btx, brx);
 }
 
 /* A new select chooses uniformly among its ready cases, whatever their channels'
@@ -797,9 +807,7 @@ static void test_a_new_select_chooses_fairly_between_buffered_and_rendezvous_cas
     enum { ROUNDS = 4000 };
     zc_sender *tx, *btx;
     zc_receiver *rx, *brx;
-    make(&tx, &rx);
-    zc_config cfg = {sizeof(uint64_t), NULL, NULL};
-    assert_int_equal(zc_bounded(1, &cfg, &btx, &brx), ZC_OK);
+    make_mixed(&tx, &rx, &btx, &brx);
     counting_waker cs;
     counting_waker_init(&cs);
     zc_waker ws = counting_waker_of(&cs);
@@ -828,10 +836,7 @@ static void test_a_new_select_chooses_fairly_between_buffered_and_rendezvous_cas
     }
     assert_in_range(chosen[1], 1700, 2300);
     zc_send_cancel(&f);
-    zc_sender_drop(tx);
-    zc_receiver_drop(rx);
-    zc_sender_drop(btx);
-    zc_receiver_drop(brx);
+    drop_mixed(tx, rx, btx, brx);
 }
 
 static void test_a_select_does_not_pair_with_itself(void **state) {
