@@ -204,7 +204,8 @@ ZC_EXPORT void zc_select_after_case(zc_select_case *c, uint64_t deadline_ns);
  * @param cases  n cases made by zc_select_recv_case / _send_case / _after_case, none of them
  *               pending in another select; they stay the caller's and must stay in
  *               place while s is pending. NULL or n 0 makes every poll return ZC_EINVAL.
- * @param n      Number of cases; more than UINT32_MAX makes every poll return ZC_EINVAL.
+ * @param n      Number of cases; more than UINT32_MAX (SIZE_MAX / 4 where size_t has 32
+ *               bits) makes every poll return ZC_EINVAL.
  * @param flags  0 (fair: the first selection chooses uniformly at random among the
  *               cases ready, the next ones go on round-robin after the case chosen), or
  *               ZC_SELECT_ORDERED (the first ready case in list order wins), either
@@ -253,8 +254,8 @@ ZC_EXPORT uint64_t zc_select_deadline(const zc_select *s);
  *         ZC_SELECT_READY it means the case could go ahead: nothing was done);
  *         ZC_CLOSED with *index == n when every case is disabled, or with
  *         ZC_SELECT_SKIP_CLOSED when every enabled case is closed; ZC_PENDING (registered with w, see waker.h);
- *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than UINT32_MAX,
- *         unknown flags; or case *index has a NULL out or msg, or is on a rendezvous
+ *         ZC_EINVAL (s, w, w->wake or index NULL, no cases or more than zc_select_init
+ *         allows, unknown flags; or case *index has a NULL out or msg, or is on a rendezvous
  *         channel in a ZC_SELECT_READY select or one of more than 2^29 - 5 cases: a
  *         case is checked when a poll tries it, so a case tried before a bad one may
  *         complete first, and a bad case is reported by the first poll that reaches
