@@ -750,9 +750,6 @@ static void test_until_forms_time_out_at_a_near_deadline_and_wait_without_one(
     fixture_done(&f);
 }
 
-/* Found by a break test: an all-or-nothing batch that found a released reservation (a
- * hole) at the oldest place skipped it, which freed its slot, then said ZC_FULL for want
- * of more slots, and woke no sender for the slot it freed (waker rule 4). */
 /* An all-or-nothing batch finds a released reservation (a hole) at the oldest place and
  * skips it, which frees its slot, then says ZC_FULL for want of more slots. It must wake
  * a sender for the slot it freed (waker rule 4). */

@@ -855,10 +855,10 @@ static void inline_exec_init(inline_exec *x, zc_select *s) {
     x->w = (zc_waker){inline_exec_wake, x};
 }
 
-/* Found by a break test: finishing its nodes, the select passed the wake-up one node had
- * absorbed on to the next waiter of that channel, another node of its own; an inline
- * executor then polled the select again inside the first poll, both polls completed the
- * same case, and the second message overwrote the first. */
+/* A select with several cases on one channel passes a wake-up a node absorbed on only
+ * after all its nodes are off the list, so never to another node of its own: an inline
+ * executor would poll the select again inside the first poll, both polls would complete
+ * the same case, and the second message would overwrite the first. */
 static void test_select_with_three_cases_on_one_channel_does_not_wake_itself_completing(
     void **state) {
     (void)state;
@@ -888,11 +888,11 @@ static void test_select_with_three_cases_on_one_channel_does_not_wake_itself_com
     fixture_done(&f);
 }
 
-/* Found by a break test: a select with a send and a receive case on one channel, pending
- * on both (a held permit makes it look empty and full at once). The commit woke the
- * receive case; its inline poll received, which freed a slot and woke the select's own
- * send case; the nested poll sent, then waited in its cancel for the receive case's wake
- * to end: the outer frame on the same stack, so for ever. */
+/* A select with a send and a receive case on one channel, pending on both (a held
+ * permit makes it look empty and full at once), completes once and returns. The commit
+ * wakes the receive case; its inline poll receives, which frees a slot and wakes the
+ * select's own send case; the nested poll must not wait in its cancel for the receive
+ * case's wake to end (the outer frame on the same stack, so it would wait for ever). */
 static void test_select_whose_receive_frees_a_slot_for_its_own_send_case_completes_once(
     void **state) {
     (void)state;
