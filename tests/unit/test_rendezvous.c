@@ -867,6 +867,37 @@ static void test_a_select_does_not_pair_with_itself(void **state) {
     zc_receiver_drop(rx);
 }
 
+/* A peer completed the select's one rendezvous case; the owner then disables that case
+ * (its input looked done) before polling: the next poll still reports the completion,
+ * with the message in out, not ZC_CLOSED for a select with every case disabled. */
+static void test_a_completion_by_a_peer_is_reported_after_its_case_is_disabled(
+    void **state) {
+    (void)state;
+    zc_sender *tx;
+    zc_receiver *rx;
+    make(&tx, &rx);
+    counting_waker csel;
+    counting_waker_init(&csel);
+    zc_waker wsel = counting_waker_of(&csel);
+    uint64_t v = 33, out = 0;
+    zc_select_case c[1];
+    zc_select sel;
+    zc_select_recv_case(&c[0], rx, &out);
+    zc_select_init(&sel, c, 1, 0);
+    size_t i = 9;
+    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING);
+    assert_int_equal(zc_try_send(tx, &v), ZC_OK); /* the peer completes case 0 */
+    assert_int_equal(counting_waker_count(&csel), 1);
+    zc_select_disable(&sel, 0);
+    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_OK);
+    assert_int_equal(i, 0);
+    assert_int_equal(out, 33);
+    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_CLOSED); /* now: nothing left */
+    assert_int_equal(i, 1);
+    zc_sender_drop(tx);
+    zc_receiver_drop(rx);
+}
+
 static void test_a_cancel_after_a_peer_completed_reports_it(void **state) {
     (void)state;
     zc_sender *tx;
@@ -1073,6 +1104,7 @@ int main(void) {
         cmocka_unit_test(test_a_ready_select_refuses_a_rendezvous_case_until_it_is_disabled),
         cmocka_unit_test(test_a_new_select_chooses_fairly_between_buffered_and_rendezvous_cases),
         cmocka_unit_test(test_a_select_does_not_pair_with_itself),
+        cmocka_unit_test(test_a_completion_by_a_peer_is_reported_after_its_case_is_disabled),
         cmocka_unit_test(test_a_cancel_after_a_peer_completed_reports_it),
         cmocka_unit_test(test_two_threads_selecting_on_each_other_meet),
         cmocka_unit_test(test_only_a_peer_that_waits_pokes_a_busy_select),
