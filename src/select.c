@@ -559,8 +559,7 @@ zc_status zc_select_poll(zc_select *s, const zc_waker *w, size_t *index) {
     if (!rv_allowed(s)) {
         size_t bad = first_rv_case(s);
         if (bad == s->zc__n) { /* disabled since: no rendezvous case left */
-            s->zc__start &= ~SEL_RV;
-            drawn = 0;
+            s->zc__start &= ~SEL_RV; /* set by an earlier poll: this one drew nothing */
             return select_walks(s, w, index, NULL, &drawn);
         }
         zc_select_cancel(s);
