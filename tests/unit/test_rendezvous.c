@@ -867,80 +867,85 @@ static void test_a_select_does_not_pair_with_itself(void **state) {
     zc_receiver_drop(rx);
 }
 
+/* A select over one receive case of a new rendezvous channel, polled once: pending, for
+ * a peer to complete. */
+typedef struct one_select {
+    zc_sender *tx;
+    zc_receiver *rx;
+    counting_waker cw;
+    zc_waker w;
+    uint64_t out;
+    zc_select_case c[1];
+    zc_select sel;
+} one_select;
+
+static void one_select_pending(one_select *o) {
+    make(&o->tx, &o->rx);
+    counting_waker_init(&o->cw);
+    o->w = counting_waker_of(&o->cw);
+    o->out = 0;
+    zc_select_recv_case(&o->c[0], o->rx, &o->out);
+    zc_select_init(&o->sel, o->c, 1, 0);
+    size_t i = 9;
+    assert_int_equal(zc_select_poll(&o->sel, &o->w, &i), ZC_PENDING);
+}
+
 /* A peer completed the select's one rendezvous case; the owner then disables that case
  * (its input looked done) before polling: the next poll still reports the completion,
  * with the message in out, not ZC_CLOSED for a select with every case disabled. */
 static void test_a_completion_by_a_peer_is_reported_after_its_case_is_disabled(
     void **state) {
     (void)state;
-    zc_sender *tx;
-    zc_receiver *rx;
-    make(&tx, &rx);
-    counting_waker csel;
-    counting_waker_init(&csel);
-    zc_waker wsel = counting_waker_of(&csel);
-    uint64_t v = 33, out = 0;
-    zc_select_case c[1];
-    zc_select sel;
-    zc_select_recv_case(&c[0], rx, &out);
-    zc_select_init(&sel, c, 1, 0);
+    one_select o;
+    one_select_pending(&o);
+    uint64_t v = 33;
     size_t i = 9;
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING);
-    assert_int_equal(zc_try_send(tx, &v), ZC_OK); /* the peer completes case 0 */
-    assert_int_equal(counting_waker_count(&csel), 1);
-    zc_select_disable(&sel, 0);
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_OK);
+    assert_int_equal(zc_try_send(o.tx, &v), ZC_OK); /* the peer completes case 0 */
+    assert_int_equal(counting_waker_count(&o.cw), 1);
+    zc_select_disable(&o.sel, 0);
+    assert_int_equal(zc_select_poll(&o.sel, &o.w, &i), ZC_OK);
     assert_int_equal(i, 0);
-    assert_int_equal(out, 33);
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_CLOSED); /* now: nothing left */
+    assert_int_equal(o.out, 33);
+    assert_int_equal(zc_select_poll(&o.sel, &o.w, &i), ZC_CLOSED); /* now: nothing left */
     assert_int_equal(i, 1);
-    zc_sender_drop(tx);
-    zc_receiver_drop(rx);
+    zc_sender_drop(o.tx);
+    zc_receiver_drop(o.rx);
 }
 
 static void test_a_cancel_after_a_peer_completed_reports_it(void **state) {
     (void)state;
-    zc_sender *tx;
-    zc_receiver *rx;
-    make(&tx, &rx);
-    counting_waker csel;
-    counting_waker_init(&csel);
-    zc_waker wsel = counting_waker_of(&csel);
-    uint64_t v = 31, out = 0;
-    zc_select_case c[1];
-    zc_select sel;
-    zc_select_recv_case(&c[0], rx, &out);
-    zc_select_init(&sel, c, 1, 0);
+    one_select o;
+    one_select_pending(&o);
+    uint64_t v = 31;
     size_t i = 9;
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING);
-    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
-    zc_select_cancel(&sel); /* too late: the message is in out */
-    assert_int_equal(out, 31);
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_OK);
+    assert_int_equal(zc_try_send(o.tx, &v), ZC_OK);
+    zc_select_cancel(&o.sel); /* too late: the message is in out */
+    assert_int_equal(o.out, 31);
+    assert_int_equal(zc_select_poll(&o.sel, &o.w, &i), ZC_OK);
     assert_int_equal(i, 0);
     /* Nothing is left registered: the next selection waits again. */
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING);
-    zc_select_cancel(&sel);
+    assert_int_equal(zc_select_poll(&o.sel, &o.w, &i), ZC_PENDING);
+    zc_select_cancel(&o.sel);
     /* zc_select_abort tells a too-late cancel from one in time. */
-    out = 0;
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING);
+    o.out = 0;
+    assert_int_equal(zc_select_poll(&o.sel, &o.w, &i), ZC_PENDING);
     v = 32;
-    assert_int_equal(zc_try_send(tx, &v), ZC_OK);
+    assert_int_equal(zc_try_send(o.tx, &v), ZC_OK);
     i = 9;
-    assert_false(zc_select_abort(&sel, &i));
+    assert_false(zc_select_abort(&o.sel, &i));
     assert_int_equal(i, 0);
-    assert_int_equal(out, 32);
-    assert_int_equal(zc_select_poll(&sel, &wsel, &i), ZC_PENDING); /* over: selects anew */
-    assert_true(zc_select_abort(&sel, &i));
-    assert_int_equal(zc_try_send(tx, &v), ZC_FULL);
+    assert_int_equal(o.out, 32);
+    assert_int_equal(zc_select_poll(&o.sel, &o.w, &i), ZC_PENDING); /* over: selects anew */
+    assert_true(zc_select_abort(&o.sel, &i));
+    assert_int_equal(zc_try_send(o.tx, &v), ZC_FULL);
     assert_true(zc_select_abort(NULL, NULL));
     /* Timed out with nobody there: nothing sent. */
-    zc_select_send_case(&c[0], tx, &v);
-    assert_int_equal(zc_select_timeout(c, 1, 0, 1000000, &i), ZC_TIMEDOUT);
+    zc_select_send_case(&o.c[0], o.tx, &v);
+    assert_int_equal(zc_select_timeout(o.c, 1, 0, 1000000, &i), ZC_TIMEDOUT);
     assert_int_equal(i, 1);
-    assert_int_equal(zc_try_recv(rx, &out), ZC_EMPTY);
-    zc_sender_drop(tx);
-    zc_receiver_drop(rx);
+    assert_int_equal(zc_try_recv(o.rx, &o.out), ZC_EMPTY);
+    zc_sender_drop(o.tx);
+    zc_receiver_drop(o.rx);
 }
 
 /* A select mid-poll (BUSY) is passed over by every peer; one that registers pokes it,
